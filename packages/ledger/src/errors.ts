@@ -1,0 +1,98 @@
+export type LedgerErrorCode =
+  | 'LEASE_LOST'
+  | 'IDEMPOTENCY_CONFLICT'
+  | 'INVALID_TRANSITION'
+  | 'NOT_FOUND'
+  | 'THREAD_BUSY'
+  | 'DATABASE_UNAVAILABLE'
+  | 'MIGRATION_FAILED';
+
+/** Base of every error the ledger throws; `code` is stable and safe to branch on. */
+export class LedgerError extends Error {
+  constructor(
+    readonly code: LedgerErrorCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Thrown when a write carries a fencing token that is no longer current. Stop the run; do not retry. */
+export class LeaseLostError extends LedgerError {
+  constructor(
+    readonly jobId: string,
+    readonly fencingToken: number,
+    what: string,
+  ) {
+    super(
+      'LEASE_LOST',
+      `Lease on job ${jobId} lost: ${what} with fencing token ${fencingToken} was refused because a newer claim or a cancel superseded it. Stop this run; another worker owns the job now.`,
+    );
+  }
+}
+
+/** The same idempotency key arrived with a different request body. */
+export class IdempotencyConflictError extends LedgerError {
+  constructor(
+    readonly idempotencyKey: string,
+    readonly existingJobId: string,
+  ) {
+    super(
+      'IDEMPOTENCY_CONFLICT',
+      `Idempotency key "${idempotencyKey}" was already used for job ${existingJobId} with a different request. Use a new key for a new request.`,
+    );
+  }
+}
+
+/** The job's current state forbids the requested action (resume a running job, replay a completed one). */
+export class InvalidTransitionError extends LedgerError {
+  constructor(
+    readonly jobId: string,
+    readonly status: string,
+    action: string,
+  ) {
+    super('INVALID_TRANSITION', `Cannot ${action} job ${jobId}: it is ${status}.`);
+  }
+}
+
+/** No such job (for this tenant). */
+export class NotFoundError extends LedgerError {
+  constructor(readonly jobId: string) {
+    super('NOT_FOUND', `Job ${jobId} not found.`);
+  }
+}
+
+/** Admission with `multitask: "reject"` while the thread has an unfinished job. */
+export class ThreadBusyError extends LedgerError {
+  constructor(
+    readonly threadId: string,
+    readonly activeJobId: string,
+  ) {
+    super('THREAD_BUSY', `Thread ${threadId} already has unfinished job ${activeJobId}; retry later or submit with multitask "enqueue".`);
+  }
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+
+/** True when the error means "PostgreSQL could not be reached", as opposed to a bad statement. */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (!e) return false;
+  if (e.code && CONNECTION_CODES.has(e.code)) return true;
+  return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
+}

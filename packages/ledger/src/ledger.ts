@@ -1,0 +1,328 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { type Queryable, wrapDbError } from './db';
+import { IdempotencyConflictError, InvalidTransitionError, LeaseLostError, NotFoundError, ThreadBusyError } from './errors';
+import { requestHash } from './fingerprint';
+import { toEffect, toEvent, toJob } from './rows';
+import { sql } from './sql';
+import { type JobStatus, TERMINAL_STATUSES } from './states';
+import type { AdmitRequest, AdmitResult, ClaimResult, Effect, Job, JobEvent, ListFilter, SweepResult } from './types';
+
+export interface LedgerOptions {
+  /** Lease length judged by the database clock. Default 6000 ms. */
+  leaseTtlMs?: number;
+}
+
+/** The fields of `end_attempt.sql` a verb sets; the rest stay null. */
+interface EndAttempt {
+  status: JobStatus;
+  event: string;
+  detail?: Record<string, unknown>;
+  result?: unknown;
+  error?: unknown;
+  interrupt?: unknown;
+  reason?: string;
+  runAfterMs?: number;
+}
+
+const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+
+/**
+ * The acceptance ledger: every durable fact about a job, as verbs. Worker writes take the
+ * fencing token and throw `LeaseLostError` when it is stale; nothing is written then.
+ */
+export class Ledger {
+  readonly leaseTtlMs: number;
+
+  constructor(
+    readonly pool: pg.Pool,
+    options: LedgerOptions = {},
+  ) {
+    this.leaseTtlMs = options.leaseTtlMs ?? 6_000;
+  }
+
+  private async q(name: string, values: unknown[], db: Queryable = this.pool): Promise<pg.QueryResult> {
+    try {
+      return await db.query(sql(name), values);
+    } catch (err) {
+      throw wrapDbError(err);
+    }
+  }
+
+  /** Records an admission. Same tenant + key + request → the same job (`created: false`); another request → IdempotencyConflictError. */
+  async admit(req: AdmitRequest, db: Queryable = this.pool): Promise<AdmitResult> {
+    const tenant = req.tenant ?? 'default';
+    const hash = requestHash({
+      graph: req.graph,
+      input: req.input,
+      threadId: req.threadId,
+      metadata: req.metadata,
+      multitask: req.multitask,
+      maxAttempts: req.maxAttempts,
+      timeoutMs: req.timeoutMs,
+    });
+    const jobId = randomUUID();
+    const threadId = req.threadId ?? jobId;
+    if (req.multitask === 'reject') await this.q('lock_thread', [threadId], db);
+    if (req.idempotencyKey) {
+      const existing = await this.sameRequest(tenant, req.idempotencyKey, hash, db);
+      if (existing) return { job: existing, created: false };
+    }
+    if (req.multitask === 'reject') {
+      const open = await this.q('find_open_job_of_thread', [threadId], db);
+      if (open.rows[0]) throw new ThreadBusyError(threadId, open.rows[0].job_id);
+    }
+    const values = [
+      jobId,
+      tenant,
+      req.idempotencyKey ?? null,
+      hash,
+      req.graph,
+      threadId,
+      json(req.input ?? null),
+      json(req.metadata ?? {}),
+      req.maxAttempts ?? 3,
+      req.timeoutMs ?? null,
+    ];
+    const inserted = await this.q('admit_job', values, db);
+    if (inserted.rows[0]) return { job: toJob(inserted.rows[0]), created: true };
+    // The key was taken by a concurrent admission that committed first.
+    const existing = await this.sameRequest(tenant, req.idempotencyKey as string, hash, db);
+    if (!existing) throw new Error(`Idempotency key ${req.idempotencyKey} conflicted but no job holds it; retry the admission.`);
+    return { job: existing, created: false };
+  }
+
+  private async sameRequest(tenant: string, key: string, hash: string, db: Queryable): Promise<Job | undefined> {
+    const row = (await this.q('find_by_idempotency_key', [tenant, key], db)).rows[0];
+    if (!row) return undefined;
+    if (row.request_hash !== hash) throw new IdempotencyConflictError(key, row.job_id);
+    return toJob(row);
+  }
+
+  /** Records that delivery `deliveryId` was queued. Returns false when another caller recorded delivery number `deliveries + 1` first. */
+  async markEnqueued(jobId: string, deliveries: number, deliveryId: string): Promise<boolean> {
+    return (await this.q('mark_enqueued', [jobId, deliveries, deliveryId])).rowCount === 1;
+  }
+
+  /** Takes the lease with a new fencing token, or explains why not. */
+  async claim(jobId: string, workerId: string, ttlMs = this.leaseTtlMs): Promise<ClaimResult> {
+    try {
+      const row = (await this.q('claim_lease', [jobId, workerId, ttlMs])).rows[0];
+      if (row) return { ok: true, job: toJob(row), previousStatus: row.previous_status, previousReason: row.previous_reason };
+    } catch (err) {
+      // Two jobs of one thread claimed at once: the partial unique index lets one win.
+      if ((err as { code?: string }).code === '23505') return { ok: false, reason: 'thread_busy' };
+      throw err;
+    }
+    const why = (await this.q('explain_refusal', [jobId])).rows[0];
+    if (!why) return { ok: false, reason: 'not_found' };
+    const status = why.status as JobStatus;
+    if (TERMINAL_STATUSES.includes(status)) return { ok: false, reason: 'terminal', status };
+    if (status === 'interrupted' || status === 'manual_reconcile') return { ok: false, reason: 'parked', status };
+    if (why.blocked_by) return { ok: false, reason: 'thread_busy', status, blockedBy: why.blocked_by };
+    if (status === 'recovery_required' && why.run_after) return { ok: false, reason: 'not_due', status, dueInMs: Number(why.due_in_ms) };
+    return { ok: false, reason: 'lease_held', status };
+  }
+
+  /** Renews all of a worker's leases in one statement; returns the job ids whose lease is lost. */
+  async heartbeat(workerId: string, leases: ReadonlyArray<{ jobId: string; token: number }>, ttlMs = this.leaseTtlMs): Promise<string[]> {
+    const r = await this.q('heartbeat', [workerId, leases.map((l) => l.jobId), leases.map((l) => l.token), ttlMs]);
+    return r.rows.map((x) => x.job_id as string);
+  }
+
+  /** Appends a decision to the timeline (resumed, replayed, error …) for the lease holder. */
+  async appendEvent(jobId: string, token: number, type: string, detail: Record<string, unknown> = {}): Promise<void> {
+    const r = await this.q('append_event', [jobId, token, type, json(detail)]);
+    if (r.rowCount !== 1) throw new LeaseLostError(jobId, token, `event ${type}`);
+  }
+
+  /** starting → running on the first checkpoint; used inside the fenced saver's transaction. */
+  async recordCheckpoint(jobId: string, token: number, db: Queryable = this.pool): Promise<boolean> {
+    return (await this.q('record_checkpoint', [jobId, token], db)).rowCount === 1;
+  }
+
+  /** True while `token` is current; holds a share lock on the job row until `db`'s transaction ends. */
+  async checkFence(jobId: string, token: number, db: Queryable): Promise<boolean> {
+    return (await this.q('check_fence', [jobId, token], db)).rowCount === 1;
+  }
+
+  private async end(jobId: string, token: number, e: EndAttempt): Promise<void> {
+    const values = [
+      jobId,
+      token,
+      e.status,
+      e.event,
+      json(e.detail ?? {}),
+      json(e.result),
+      json(e.error),
+      json(e.interrupt),
+      e.reason ?? null,
+      e.runAfterMs ?? null,
+    ];
+    const r = await this.q('end_attempt', values);
+    if (r.rowCount !== 1) throw new LeaseLostError(jobId, token, e.event);
+  }
+
+  complete(jobId: string, token: number, result: unknown, detail: Record<string, unknown> = {}): Promise<void> {
+    return this.end(jobId, token, { status: 'completed', event: 'completed', result: result ?? null, detail });
+  }
+
+  /** Terminal failure (attempts exhausted, unknown graph, poison job). */
+  fail(jobId: string, token: number, error: Record<string, unknown>): Promise<void> {
+    return this.end(jobId, token, { status: 'failed', event: 'failed', error, detail: error });
+  }
+
+  /** The graph stopped at `interrupt()`: wait for a resume request. */
+  park(jobId: string, token: number, interrupt: unknown): Promise<void> {
+    return this.end(jobId, token, { status: 'interrupted', event: 'interrupted', interrupt, detail: { interrupt } });
+  }
+
+  /** Drain hand-over: give the job back at once so another worker resumes it; not counted as an attempt. */
+  release(jobId: string, token: number, reason = 'drained'): Promise<void> {
+    return this.end(jobId, token, { status: 'recovery_required', event: 'recovery_required', reason, detail: { reason } });
+  }
+
+  /** A failed attempt that will be retried after `delayMs` (by resuming from its checkpoint). */
+  retryLater(jobId: string, token: number, error: Record<string, unknown>, delayMs: number): Promise<void> {
+    return this.end(jobId, token, {
+      status: 'recovery_required',
+      event: 'recovery_required',
+      error,
+      reason: 'retry',
+      runAfterMs: delayMs,
+      detail: { reason: 'retry', delayMs, error },
+    });
+  }
+
+  /** Stop for a person: replay is unsafe (an effect's outcome is unknown). */
+  requireManual(jobId: string, token: number, reason: string, detail: Record<string, unknown> = {}): Promise<void> {
+    return this.end(jobId, token, { status: 'manual_reconcile', event: 'manual_reconcile', reason, detail: { reason, ...detail } });
+  }
+
+  private async operate(
+    jobId: string,
+    tenant: string | undefined,
+    from: JobStatus[],
+    to: JobStatus,
+    event: string,
+    action: string,
+    extra: { detail?: unknown; resume?: unknown; result?: unknown; error?: unknown; reason?: string } = {},
+  ): Promise<Job> {
+    const values = [
+      jobId,
+      tenant ?? null,
+      from,
+      to,
+      event,
+      json(extra.detail ?? {}),
+      json(extra.resume),
+      json(extra.result),
+      json(extra.error),
+      extra.reason ?? null,
+    ];
+    const row = (await this.q('operator_transition', values)).rows[0];
+    if (row) return toJob(row);
+    const current = await this.get(jobId, tenant);
+    throw new InvalidTransitionError(jobId, current.status, action);
+  }
+
+  /** Cancels a job that has not finished; a running attempt loses its lease and stops. */
+  cancel(jobId: string, tenant?: string, note?: string): Promise<Job> {
+    const from: JobStatus[] = ['accepted', 'starting', 'running', 'interrupted', 'recovery_required', 'manual_reconcile'];
+    return this.operate(jobId, tenant, from, 'cancelled', 'cancelled', 'cancel', { detail: { note }, reason: 'cancelled' });
+  }
+
+  /** interrupted → accepted, carrying the value for `Command({ resume })`. */
+  resume(jobId: string, value: unknown, tenant?: string): Promise<Job> {
+    return this.operate(jobId, tenant, ['interrupted'], 'accepted', 'resume_requested', 'resume', { resume: { value }, detail: { value } });
+  }
+
+  /** manual_reconcile → accepted after a person checked; effects in doubt are marked failed so they are called again with the same key. */
+  async replay(jobId: string, tenant?: string, note?: string): Promise<Job> {
+    const job = await this.operate(jobId, tenant, ['manual_reconcile'], 'accepted', 'replay_requested', 'replay', {
+      detail: { note },
+      reason: 'operator_replay',
+    });
+    await this.q('abandon_pending_effects', [jobId, note ?? null]);
+    return job;
+  }
+
+  /** manual_reconcile → completed or failed, recorded by a person. */
+  resolve(jobId: string, outcome: 'completed' | 'failed', note?: string, tenant?: string, result?: unknown): Promise<Job> {
+    const extra =
+      outcome === 'completed'
+        ? { result: result ?? { resolvedBy: 'operator', note } }
+        : { error: { code: 'resolved_failed', message: note ?? 'Resolved as failed by an operator' } };
+    return this.operate(jobId, tenant, ['manual_reconcile'], outcome, 'resolved', 'resolve', { ...extra, detail: { outcome, note } });
+  }
+
+  /** Expired leases → recovery_required; lists jobs with no recent delivery. Safe with many callers. */
+  async sweep(options: { graceMs?: number; limit?: number } = {}): Promise<SweepResult> {
+    const limit = options.limit ?? 500;
+    const expired = (await this.q('expire_leases', [limit])).rows.map((r) => r.job_id as string);
+    const undelivered = (await this.q('list_undelivered', [options.graceMs ?? 5_000, limit])).rows.map((r) => ({
+      jobId: r.job_id as string,
+      deliveries: Number(r.deliveries),
+      deliveryId: (r.delivery_id as string | null) ?? null,
+      status: r.status as JobStatus,
+    }));
+    return { expired, undelivered };
+  }
+
+  /** Reads one job; NotFoundError when it does not exist or belongs to another tenant. */
+  async get(jobId: string, tenant?: string): Promise<Job> {
+    const row = (await this.q('get_job', [jobId, tenant ?? null])).rows[0];
+    if (!row) throw new NotFoundError(jobId);
+    return toJob(row);
+  }
+
+  /** Newest first; pass `nextCursor` back as `cursor` for the next page. */
+  async list(filter: ListFilter = {}): Promise<{ jobs: Job[]; nextCursor: string | null }> {
+    const limit = Math.min(Math.max(filter.limit ?? 50, 1), 500);
+    const values = [filter.tenant ?? null, filter.status ?? null, filter.graph ?? null, filter.threadId ?? null, filter.cursor ?? null, limit];
+    const jobs = (await this.q('list_jobs', values)).rows.map(toJob);
+    const last = jobs[jobs.length - 1];
+    return { jobs, nextCursor: jobs.length === limit && last ? String(last.seq) : null };
+  }
+
+  async events(jobId: string): Promise<JobEvent[]> {
+    return (await this.q('list_events', [jobId])).rows.map(toEvent);
+  }
+
+  async effects(jobId: string): Promise<Effect[]> {
+    return (await this.q('list_effects', [jobId])).rows.map(toEffect);
+  }
+
+  async countByStatus(tenant?: string): Promise<Record<string, number>> {
+    const rows = (await this.q('count_jobs_by_status', [tenant ?? null])).rows;
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.count)]));
+  }
+
+  /** Effects whose outcome is unknown (intent recorded, no answer). */
+  async pendingEffects(jobId: string): Promise<Array<{ effectKey: string; name: string }>> {
+    return (await this.q('list_pending_effects', [jobId])).rows.map((r) => ({ effectKey: r.effect_key, name: r.name }));
+  }
+
+  async findEffect(jobId: string, effectKey: string): Promise<Effect | undefined> {
+    const row = (await this.q('find_effect', [jobId, effectKey])).rows[0];
+    return row ? toEffect(row) : undefined;
+  }
+
+  /** Fenced intent row (pending) right before the provider call; counts an attempt when repeated. */
+  async recordEffectIntent(jobId: string, token: number, effectKey: string, name: string, idempotencyKey: string): Promise<Effect> {
+    const row = (await this.q('record_effect_intent', [jobId, token, effectKey, name, idempotencyKey])).rows[0];
+    if (!row) throw new LeaseLostError(jobId, token, `effect intent ${effectKey}`);
+    return toEffect(row);
+  }
+
+  /** Fenced answer from the provider: committed with its result, or failed with its error. */
+  async settleEffect(jobId: string, token: number, effectKey: string, outcome: { result: unknown } | { error: unknown }): Promise<Effect> {
+    const values =
+      'result' in outcome
+        ? [jobId, token, effectKey, 'committed', json(outcome.result ?? null), null]
+        : [jobId, token, effectKey, 'failed', null, json(outcome.error)];
+    const row = (await this.q('settle_effect', values)).rows[0];
+    if (!row) throw new LeaseLostError(jobId, token, `effect ${effectKey}`);
+    return toEffect(row);
+  }
+}

@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import pg from 'pg';
+import { checkSchemaName, createPool } from './db';
+import { LedgerError } from './errors';
+
+const migrationsDir = new URL('../migrations/', import.meta.url);
+
+export interface MigrateOptions {
+  connectionString: string;
+  schema?: string;
+  log?: (line: string) => void;
+}
+
+/** The numbered migrations shipped with this package, in order. */
+export function listMigrations(): Array<{ version: number; name: string; text: string }> {
+  return readdirSync(migrationsDir)
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 4)), name: f, text: readFileSync(new URL(f, migrationsDir), 'utf8') }));
+}
+
+/**
+ * Applies pending migrations in one transaction, then LangGraph's checkpoint tables, all under
+ * one advisory lock so any number of processes may call it at once. Returns the versions applied.
+ */
+export async function migrate(options: MigrateOptions): Promise<number[]> {
+  const schema = checkSchemaName(options.schema ?? 'public');
+  const log = options.log ?? (() => {});
+  const client = new pg.Client({ connectionString: options.connectionString });
+  client.on('error', () => {});
+  await client.connect();
+  const applied: number[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`runledger.migrate:${schema}`]);
+    await client.query('BEGIN');
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(`SET LOCAL search_path TO ${schema}`);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set((await client.query('SELECT version FROM schema_migrations')).rows.map((r) => Number(r.version)));
+    for (const m of listMigrations()) {
+      if (done.has(m.version)) continue;
+      await client.query(m.text);
+      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      applied.push(m.version);
+      log(`applied ${m.name}`);
+    }
+    await client.query('COMMIT');
+    // PostgresSaver.setup() takes no lock of its own; the advisory lock above serialises it.
+    const pool = createPool({ connectionString: options.connectionString, schema, max: 1 });
+    try {
+      await new PostgresSaver(pool, undefined, { schema }).setup();
+    } finally {
+      await pool.end();
+    }
+    return applied;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw new LedgerError('MIGRATION_FAILED', `Migration of schema ${schema} failed: ${(err as Error).message}`, { cause: err });
+  } finally {
+    await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+    await client.end().catch(() => {});
+  }
+}
+
+/** The highest migration version applied in `schema`, or 0 when none (for `doctor`). */
+export async function schemaVersion(pool: pg.Pool): Promise<{ current: number; latest: number }> {
+  const latest = Math.max(0, ...listMigrations().map((m) => m.version));
+  try {
+    const r = await pool.query('SELECT coalesce(max(version), 0) AS v FROM schema_migrations');
+    return { current: Number(r.rows[0]?.v ?? 0), latest };
+  } catch {
+    return { current: 0, latest };
+  }
+}

@@ -1,0 +1,68 @@
+import type { Effect, Job, JobEvent } from './types';
+
+type Row = Record<string, unknown>;
+
+const num = (v: unknown): number => Number(v);
+
+export function toJob(r: Row): Job {
+  return {
+    jobId: r.job_id as string,
+    seq: num(r.seq),
+    tenant: r.tenant as string,
+    idempotencyKey: (r.idempotency_key as string | null) ?? null,
+    graph: r.graph as string,
+    threadId: r.thread_id as string,
+    input: r.input,
+    metadata: (r.metadata as Record<string, unknown>) ?? {},
+    status: r.status as Job['status'],
+    attempt: num(r.attempt),
+    maxAttempts: num(r.max_attempts),
+    timeoutMs: r.timeout_ms == null ? null : num(r.timeout_ms),
+    fencingToken: num(r.fencing_token),
+    leaseOwner: (r.lease_owner as string | null) ?? null,
+    leaseExpiresAt: (r.lease_expires_at as Date | null) ?? null,
+    runAfter: (r.run_after as Date | null) ?? null,
+    resumeValue: r.resume_value ?? null,
+    recoveryReason: (r.recovery_reason as string | null) ?? null,
+    result: r.result ?? null,
+    error: r.error ?? null,
+    interrupt: r.interrupt ?? null,
+    deliveries: num(r.deliveries),
+    deliveryId: (r.delivery_id as string | null) ?? null,
+    acceptedAt: r.accepted_at as Date,
+    enqueuedAt: (r.enqueued_at as Date | null) ?? null,
+    startedAt: (r.started_at as Date | null) ?? null,
+    firstCheckpointAt: (r.first_checkpoint_at as Date | null) ?? null,
+    completedAt: (r.completed_at as Date | null) ?? null,
+    updatedAt: r.updated_at as Date,
+  };
+}
+
+export function toEvent(r: Row): JobEvent {
+  return {
+    eventId: num(r.event_id),
+    jobId: r.job_id as string,
+    at: r.at as Date,
+    type: r.type as string,
+    attempt: num(r.attempt),
+    fencingToken: num(r.fencing_token),
+    workerId: (r.worker_id as string | null) ?? null,
+    detail: (r.detail as Record<string, unknown>) ?? {},
+  };
+}
+
+export function toEffect(r: Row): Effect {
+  return {
+    jobId: r.job_id as string,
+    effectKey: r.effect_key as string,
+    name: r.name as string,
+    status: r.status as Effect['status'],
+    idempotencyKey: r.idempotency_key as string,
+    attempts: num(r.attempts),
+    fencingToken: num(r.fencing_token),
+    result: r.result ?? null,
+    error: r.error ?? null,
+    createdAt: r.created_at as Date,
+    updatedAt: r.updated_at as Date,
+  };
+}

@@ -1,0 +1,102 @@
+import type { JobStatus } from './states';
+
+/** A job as callers see it (camelCase view of a `jobs` row). */
+export interface Job {
+  jobId: string;
+  seq: number;
+  tenant: string;
+  idempotencyKey: string | null;
+  graph: string;
+  threadId: string;
+  input: unknown;
+  metadata: Record<string, unknown>;
+  status: JobStatus;
+  attempt: number;
+  maxAttempts: number;
+  timeoutMs: number | null;
+  fencingToken: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  runAfter: Date | null;
+  resumeValue: unknown;
+  recoveryReason: string | null;
+  result: unknown;
+  error: unknown;
+  interrupt: unknown;
+  deliveries: number;
+  deliveryId: string | null;
+  acceptedAt: Date;
+  enqueuedAt: Date | null;
+  startedAt: Date | null;
+  firstCheckpointAt: Date | null;
+  completedAt: Date | null;
+  updatedAt: Date;
+}
+
+export interface JobEvent {
+  eventId: number;
+  jobId: string;
+  at: Date;
+  type: string;
+  attempt: number;
+  fencingToken: number;
+  workerId: string | null;
+  detail: Record<string, unknown>;
+}
+
+export type EffectStatus = 'pending' | 'committed' | 'failed';
+
+export interface Effect {
+  jobId: string;
+  effectKey: string;
+  name: string;
+  status: EffectStatus;
+  idempotencyKey: string;
+  attempts: number;
+  fencingToken: number;
+  result: unknown;
+  error: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AdmitRequest {
+  tenant?: string;
+  graph: string;
+  input: unknown;
+  threadId?: string;
+  idempotencyKey?: string;
+  metadata?: Record<string, unknown>;
+  /** `enqueue` (default) waits behind the thread's unfinished jobs; `reject` refuses with ThreadBusyError. */
+  multitask?: 'enqueue' | 'reject';
+  maxAttempts?: number;
+  timeoutMs?: number;
+}
+
+export interface AdmitResult {
+  job: Job;
+  /** False when an earlier admission with the same key and request was returned. */
+  created: boolean;
+}
+
+export type ClaimRefusal = 'not_found' | 'terminal' | 'lease_held' | 'thread_busy' | 'not_due' | 'parked';
+
+export type ClaimResult =
+  | { ok: true; job: Job; previousStatus: JobStatus; previousReason: string | null }
+  | { ok: false; reason: ClaimRefusal; status?: JobStatus; blockedBy?: string; dueInMs?: number };
+
+export interface ListFilter {
+  tenant?: string;
+  status?: JobStatus;
+  graph?: string;
+  threadId?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface SweepResult {
+  /** Jobs whose lease had expired, now recovery_required: deliver them at once. */
+  expired: string[];
+  /** Jobs that should be queued and have no recent delivery: check the queue, then deliver. */
+  undelivered: Array<{ jobId: string; deliveries: number; deliveryId: string | null; status: JobStatus }>;
+}

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestDb, testDb } from '../../../test/support/db';
+import { LeaseLostError } from '../src/index';
+
+let db: TestDb;
+beforeAll(async () => {
+  db = await testDb('lifecycle');
+});
+afterAll(() => db.close());
+
+describe('job lifecycle', () => {
+  it('admits, claims, checkpoints and completes with a full timeline', async () => {
+    const { ledger } = db;
+    const { job, created } = await ledger.admit({ graph: 'echo', input: { steps: 2 } });
+    expect(created).toBe(true);
+    expect(job.status).toBe('accepted');
+    expect(await ledger.markEnqueued(job.jobId, 0, job.jobId)).toBe(true);
+    const claim = await ledger.claim(job.jobId, 'w1');
+    if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
+    expect(claim.job.status).toBe('starting');
+    expect(claim.job.fencingToken).toBe(1);
+    expect(await ledger.recordCheckpoint(job.jobId, 1)).toBe(true);
+    expect(await ledger.heartbeat('w1', [{ jobId: job.jobId, token: 1 }])).toEqual([]);
+    await ledger.complete(job.jobId, 1, { ok: true });
+    const done = await ledger.get(job.jobId);
+    expect(done.status).toBe('completed');
+    expect(done.result).toEqual({ ok: true });
+    expect(done.leaseOwner).toBeNull();
+    const types = (await ledger.events(job.jobId)).map((e) => e.type);
+    expect(types).toEqual(['accepted', 'enqueued', 'claimed', 'checkpointed', 'completed']);
+  });
+
+  it('refuses every write with an old token after a newer claim', async () => {
+    const { ledger } = db;
+    const { job } = await ledger.admit({ graph: 'echo', input: {} });
+    const first = await ledger.claim(job.jobId, 'w1', 50);
+    expect(first.ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 80));
+    const second = await ledger.claim(job.jobId, 'w2');
+    if (!second.ok) throw new Error('second claim refused');
+    expect(second.job.fencingToken).toBe(2);
+    await expect(ledger.complete(job.jobId, 1, {})).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(ledger.fail(job.jobId, 1, { message: 'x' })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(ledger.appendEvent(job.jobId, 1, 'resumed')).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(ledger.recordEffectIntent(job.jobId, 1, 'k', 'book', 'idem')).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await ledger.recordCheckpoint(job.jobId, 1)).toBe(false);
+    expect(await ledger.heartbeat('w1', [{ jobId: job.jobId, token: 1 }])).toEqual([job.jobId]);
+    expect((await ledger.get(job.jobId)).status).toBe('starting');
+    expect(await ledger.effects(job.jobId)).toEqual([]);
+    await ledger.recordEffectIntent(job.jobId, 2, 'k', 'book', 'idem');
+    await ledger.settleEffect(job.jobId, 2, 'k', { result: { id: 1 } });
+    await ledger.complete(job.jobId, 2, { ok: 2 });
+    expect((await ledger.get(job.jobId)).result).toEqual({ ok: 2 });
+  });
+
+  it('sweeps a backdated lease to recovery_required with an event', async () => {
+    const { ledger } = db;
+    const { job } = await ledger.admit({ graph: 'echo', input: {} });
+    const c = await ledger.claim(job.jobId, 'dead-worker', 1);
+    expect(c.ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    const swept = await ledger.sweep({ graceMs: 0 });
+    expect(swept.expired).toContain(job.jobId);
+    expect(swept.undelivered.map((u) => u.jobId)).toContain(job.jobId);
+    const after = await ledger.get(job.jobId);
+    expect(after.status).toBe('recovery_required');
+    expect(after.recoveryReason).toBe('lease_expired');
+    const last = (await ledger.events(job.jobId)).at(-1);
+    expect(last).toMatchObject({ type: 'recovery_required', workerId: 'dead-worker', detail: { reason: 'lease_expired' } });
+  });
+});

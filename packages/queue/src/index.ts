@@ -1,0 +1,90 @@
+import type { Ledger } from '@runledger/ledger';
+import { type ConnectionOptions, createPostgresBackend, type Processor, Queue, Worker, type WorkerOptions, withBackend } from 'bullmq';
+import { Redis } from 'ioredis';
+
+/** The one BullMQ queue every Runledger job reference goes through. */
+export const QUEUE_NAME = 'runledger';
+
+export interface QueueConfig {
+  /** `redis` (needs `redisUrl`) or `postgres` (BullMQ's PostgreSQL backend on `databaseUrl`). */
+  backend: 'redis' | 'postgres';
+  redisUrl?: string;
+  databaseUrl?: string;
+  /** Ledger schema; the PostgreSQL backend's queue tables go to `<schema>_queue`. */
+  schema?: string;
+  /** Redis key prefix (DESIGN: hash-tag it for Redis Cluster, e.g. `{runledger}`). Default `runledger`. */
+  prefix?: string;
+}
+
+/** The message a delivery carries: a reference, never the payload. */
+export interface DeliveryData {
+  jobId: string;
+}
+
+/** BullMQ job id of a job's n-th delivery: the job id, then `<jobId>-d<n>` (no `:`, never all digits). */
+export function deliveryId(jobId: string, n: number): string {
+  return n === 0 ? jobId : `${jobId}-d${n}`;
+}
+
+function pgConnection(config: QueueConfig) {
+  if (!config.databaseUrl) throw new Error('QUEUE_BACKEND=postgres needs DATABASE_URL');
+  return { connectionString: config.databaseUrl, schema: `${config.schema ?? 'public'}_queue`, max: 5 };
+}
+
+function redisConnection(config: QueueConfig, forWorker: boolean): Redis {
+  if (!config.redisUrl) throw new Error('QUEUE_BACKEND=redis needs REDIS_URL');
+  // Workers must block forever on Redis; producers fail fast so a Redis outage cannot stall admission.
+  const redis = new Redis(
+    config.redisUrl,
+    forWorker ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 },
+  );
+  redis.on('error', () => {});
+  return redis;
+}
+
+/** Opens the queue for adding deliveries (producer, reconciler). */
+export function openQueue(config: QueueConfig): Queue<DeliveryData> {
+  if (config.backend === 'postgres') {
+    const { Queue: PgQueue } = withBackend(createPostgresBackend);
+    return new PgQueue<DeliveryData>(QUEUE_NAME, { connection: pgConnection(config) }) as unknown as Queue<DeliveryData>;
+  }
+  return new Queue<DeliveryData>(QUEUE_NAME, {
+    connection: redisConnection(config, false) as unknown as ConnectionOptions,
+    prefix: config.prefix ?? 'runledger',
+  });
+}
+
+/** Opens a BullMQ worker on the queue. The Postgres lease, not BullMQ's lock, decides who runs a job. */
+export function openWorker(config: QueueConfig, processor: Processor<DeliveryData>, options: Omit<WorkerOptions, 'connection'>): Worker<DeliveryData> {
+  if (config.backend === 'postgres') {
+    const { Worker: PgWorker } = withBackend(createPostgresBackend);
+    return new PgWorker<DeliveryData>(QUEUE_NAME, processor, { ...options, connection: pgConnection(config) }) as unknown as Worker<DeliveryData>;
+  }
+  return new Worker<DeliveryData>(QUEUE_NAME, processor, {
+    ...options,
+    prefix: config.prefix ?? 'runledger',
+    connection: redisConnection(config, true) as unknown as ConnectionOptions,
+  });
+}
+
+const DEFAULT_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 1000, attempts: 1 } as const;
+
+/**
+ * Adds delivery number `deliveries` of a job (optionally delayed) and records it in the ledger.
+ * A duplicate delivery is harmless: its claim is refused. Returns the delivery id.
+ */
+export async function deliver(queue: Queue<DeliveryData>, ledger: Ledger, job: { jobId: string; deliveries: number }, delayMs = 0): Promise<string> {
+  const id = deliveryId(job.jobId, job.deliveries);
+  await queue.add('run', { jobId: job.jobId }, { ...DEFAULT_JOB_OPTIONS, jobId: id, delay: delayMs > 0 ? delayMs : undefined });
+  await ledger.markEnqueued(job.jobId, job.deliveries, id);
+  return id;
+}
+
+/** States in which a delivery is still on its way to a worker. */
+const QUEUED_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+/** True when the job's last delivery still sits in the queue (so the reconciler need not add another). */
+export async function isQueued(queue: Queue<DeliveryData>, id: string | null): Promise<boolean> {
+  if (!id) return false;
+  return QUEUED_STATES.has(await queue.getJobState(id));
+}
