@@ -50,7 +50,30 @@ export class Ledger {
   }
 
   /** Records an admission. Same tenant + key + request → the same job (`created: false`); another request → IdempotencyConflictError. */
-  async admit(req: AdmitRequest, db: Queryable = this.pool): Promise<AdmitResult> {
+  async admit(req: AdmitRequest, db?: Queryable): Promise<AdmitResult> {
+    if (req.multitask === 'reject' && !db) return this.inTransaction((client) => this.admit(req, client));
+    return this.admitWith(req, db ?? this.pool);
+  }
+
+  /** Runs `fn` in one transaction on one pooled client. */
+  async inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect().catch((err) => {
+      throw wrapDbError(err);
+    });
+    try {
+      await client.query('BEGIN');
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async admitWith(req: AdmitRequest, db: Queryable): Promise<AdmitResult> {
     const tenant = req.tenant ?? 'default';
     const hash = requestHash({
       graph: req.graph,
