@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import './provided';
 import { createPool, Ledger, migrate } from '../../packages/ledger/src/index';
 
 export interface TestDb {

@@ -4,12 +4,7 @@
 import type { TestProject } from 'vitest/node';
 import { isPortOpen, startEmbeddedPostgres } from '../../packages/ledger/src/embedded';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    databaseUrl: string;
-    redisUrl: string | null;
-  }
-}
+import './provided';
 
 export default async function setup(project: TestProject) {
   let stop: (() => Promise<void>) | undefined;
