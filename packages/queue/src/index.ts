@@ -28,7 +28,8 @@ export function deliveryId(jobId: string, n: number): string {
 
 function pgConnection(config: QueueConfig) {
   if (!config.databaseUrl) throw new Error('QUEUE_BACKEND=postgres needs DATABASE_URL');
-  return { connectionString: config.databaseUrl, schema: `${config.schema ?? 'public'}_queue`, max: 5 };
+  // BullMQ migrates its own schema on connect, under its own advisory lock.
+  return { connectionString: config.databaseUrl, schema: `${config.schema ?? 'public'}_queue`, max: 5, migrate: true };
 }
 
 function redisConnection(config: QueueConfig, forWorker: boolean): Redis {

@@ -1,0 +1,208 @@
+import { Command, RunControl } from '@langchain/langgraph';
+import { FencedPostgresSaver, type Job, type Ledger } from '@runledger/ledger';
+import { type DeliveryData, deliver } from '@runledger/queue';
+import type { GraphRegistry, RunContext, RunnableGraph } from '@runledger/runtime';
+import type { Queue } from 'bullmq';
+import type { LeaseKeeper } from './lease-keeper';
+import { backoffMs, classify, RunAbort } from './outcome';
+import { type Decision, decide, pendingInterrupts } from './recovery';
+
+export interface ExecuteDeps {
+  ledger: Ledger;
+  queue: Queue<DeliveryData>;
+  graphs: GraphRegistry;
+  keeper: LeaseKeeper;
+  workerId: string;
+  schema: string;
+  /** Per-attempt run time limit when the job sets none. */
+  defaultTimeoutMs: number;
+  /** How long a drain waits for the step in flight before aborting it. */
+  drainGraceMs: number;
+  /** Controls of the runs in flight, so a drain can reach them. */
+  controls: Map<string, RunControl>;
+  log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** Test hook: SIGKILL this process at a named point (RUNLEDGER_TEST_CRASH_AT). */
+  crashAt?: string;
+}
+
+/** What happened to one delivery; for logs, metrics and the BullMQ return value. */
+export type DeliveryOutcome =
+  | { outcome: 'refused'; reason: string; retryInMs?: number }
+  | { outcome: 'completed' | 'failed' | 'interrupted' | 'manual_reconcile' | 'retry' | 'released' | 'lease_lost'; decision?: Decision['action'] };
+
+/** Redelivers a job through the queue, after `delayMs`. Best effort: the reconciler covers a failure. */
+export async function redeliver(deps: Pick<ExecuteDeps, 'ledger' | 'queue' | 'log'>, jobId: string, delayMs = 0): Promise<void> {
+  try {
+    const { deliveries } = await deps.ledger.get(jobId);
+    await deliver(deps.queue, deps.ledger, { jobId, deliveries }, delayMs);
+  } catch (err) {
+    deps.log('warn', 'redelivery failed; the reconciler will deliver', { jobId, error: (err as Error).message });
+  }
+}
+
+function crashHere(deps: ExecuteDeps, point: string): void {
+  if (deps.crashAt === point) process.kill(process.pid, 'SIGKILL');
+}
+
+/** Claims a job and runs, resumes, replays or parks it per the recovery table. */
+export async function executeDelivery(deps: ExecuteDeps, jobId: string): Promise<DeliveryOutcome> {
+  const { ledger, workerId } = deps;
+  const claim = await ledger.claim(jobId, workerId);
+  if (!claim.ok) {
+    if (claim.reason === 'thread_busy') return { outcome: 'refused', reason: claim.reason, retryInMs: 250 };
+    if (claim.reason === 'not_due') return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
+    return { outcome: 'refused', reason: claim.reason };
+  }
+  const job = claim.job;
+  const token = job.fencingToken;
+  const log = (level: 'info' | 'warn' | 'error', msg: string, f: Record<string, unknown> = {}) =>
+    deps.log(level, msg, { jobId, threadId: job.threadId, attempt: job.attempt, token, ...f });
+  crashHere(deps, 'after_claim');
+  const controller = deps.keeper.hold(jobId, token);
+  const control = new RunControl();
+  deps.controls.set(jobId, control);
+  const timeoutMs = job.timeoutMs ?? deps.defaultTimeoutMs;
+  const timer = setTimeout(() => controller.abort(new RunAbort('timeout', `Attempt ${job.attempt} exceeded its time limit of ${timeoutMs} ms.`)), timeoutMs);
+  try {
+    return await runClaimed(deps, job, controller.signal, control, log);
+  } finally {
+    clearTimeout(timer);
+    deps.controls.delete(jobId);
+    deps.keeper.release(jobId);
+  }
+}
+
+async function runClaimed(deps: ExecuteDeps, job: Job, signal: AbortSignal, control: RunControl, log: ExecuteDeps['log']): Promise<DeliveryOutcome> {
+  const { ledger } = deps;
+  const { jobId, fencingToken: token } = job;
+  const def = deps.graphs.get(job.graph);
+  if (!def) {
+    await ledger.fail(jobId, token, { code: 'unknown_graph', message: `No graph named "${job.graph}" is registered in this worker (check RUNLEDGER_GRAPHS).` });
+    return { outcome: 'failed' };
+  }
+  const saver = new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: deps.schema, alreadyRunning: job.status === 'running' });
+  const graph = def.build(saver);
+  const ctx: RunContext = { jobId, threadId: job.threadId, fencingToken: token, attempt: job.attempt, ledger, signal };
+  const config = { configurable: { thread_id: job.threadId, runledger: ctx }, signal, control, durability: 'sync', recursionLimit: 10_000 };
+  const state = job.firstCheckpointAt ? await graph.getState({ configurable: { thread_id: job.threadId } }) : undefined;
+  const decision = decide(job, job.firstCheckpointAt ? [] : await ledger.pendingEffects(jobId), state);
+  log('info', `decision: ${decision.action}`);
+  try {
+    const input = await applyDecision(deps, job, decision, graph.getState.bind(graph));
+    if (input === undefined) return finishedByDecision(decision);
+    await graph.invoke(input, config);
+    crashHere(deps, 'after_invoke');
+    return await settle(deps, job, graph, decision);
+  } catch (err) {
+    return await handleFailure(deps, job, err, signal, graph, log, decision);
+  }
+}
+
+/** Records the decision; returns the invoke input, or undefined when the decision ended the attempt. */
+async function applyDecision(deps: ExecuteDeps, job: Job, d: Decision, getState: RunnableGraph['getState']): Promise<unknown> {
+  const { ledger } = deps;
+  const { jobId, fencingToken: token } = job;
+  switch (d.action) {
+    case 'start':
+      await ledger.appendEvent(jobId, token, 'started', {});
+      return job.input;
+    case 'replay':
+      await ledger.appendEvent(jobId, token, 'replayed', { reason: d.reason });
+      return job.input;
+    case 'resume':
+      await ledger.appendEvent(jobId, token, 'resumed', { reason: d.reason });
+      return null;
+    case 'resume_command':
+      await ledger.appendEvent(jobId, token, 'resumed', { reason: 'resume_request' });
+      return new Command({ resume: d.value });
+    case 'park':
+      await ledger.park(jobId, token, d.interrupts);
+      return undefined;
+    case 'complete_finished': {
+      const state = await getState({ configurable: { thread_id: job.threadId } });
+      await ledger.complete(jobId, token, state.values ?? null, { decision: 'already_finished' });
+      return undefined;
+    }
+    case 'manual':
+      await ledger.requireManual(jobId, token, d.reason, { effects: d.effects });
+      return undefined;
+    case 'fail':
+      await ledger.fail(jobId, token, d.error);
+      return undefined;
+  }
+}
+
+function finishedByDecision(d: Decision): DeliveryOutcome {
+  const map = { park: 'interrupted', complete_finished: 'completed', manual: 'manual_reconcile', fail: 'failed' } as const;
+  return { outcome: map[d.action as keyof typeof map] ?? 'completed', decision: d.action };
+}
+
+/** After a clean invoke: park on interrupts, otherwise record the final state as the result. */
+async function settle(deps: ExecuteDeps, job: Job, graph: RunnableGraph, d: Decision): Promise<DeliveryOutcome> {
+  const state = await graph.getState({ configurable: { thread_id: job.threadId } });
+  const interrupts = pendingInterrupts(state);
+  if (interrupts.length > 0) {
+    await deps.ledger.park(job.jobId, job.fencingToken, interrupts);
+    return { outcome: 'interrupted', decision: d.action };
+  }
+  await deps.ledger.complete(job.jobId, job.fencingToken, state.values ?? null);
+  return { outcome: 'completed', decision: d.action };
+}
+
+async function handleFailure(
+  deps: ExecuteDeps,
+  job: Job,
+  err: unknown,
+  signal: AbortSignal,
+  graph: RunnableGraph,
+  log: ExecuteDeps['log'],
+  d: Decision,
+): Promise<DeliveryOutcome> {
+  const { ledger } = deps;
+  const { jobId, fencingToken: token } = job;
+  const failure = classify(err, signal);
+  try {
+    switch (failure.kind) {
+      case 'lease_lost':
+        log('warn', 'lease lost; stopping without further writes', { reason: failure.error.message });
+        return { outcome: 'lease_lost', decision: d.action };
+      case 'drained':
+        await ledger.release(jobId, token, 'drained');
+        await redeliver(deps, jobId);
+        return { outcome: 'released', decision: d.action };
+      case 'effect_in_doubt':
+        await ledger.requireManual(jobId, token, 'effect_in_doubt', {
+          effect: failure.error.effectName,
+          effectKey: failure.error.effectKey,
+          message: failure.error.message,
+        });
+        return { outcome: 'manual_reconcile', decision: d.action };
+      case 'error': {
+        const node = await failedNode(graph, job.threadId);
+        const error: Record<string, unknown> = { ...failure.error, node, attempt: job.attempt };
+        if (job.attempt >= job.maxAttempts) {
+          await ledger.fail(jobId, token, { ...error, attemptsExhausted: true });
+          return { outcome: 'failed', decision: d.action };
+        }
+        const delay = backoffMs(job.attempt);
+        await ledger.retryLater(jobId, token, error, delay);
+        await redeliver(deps, jobId, delay);
+        log('warn', `attempt failed; retrying in ${delay} ms`, { error: error.message });
+        return { outcome: 'retry', decision: d.action };
+      }
+    }
+  } catch (inner) {
+    if (classify(inner, signal).kind === 'lease_lost') return { outcome: 'lease_lost', decision: d.action };
+    throw inner;
+  }
+}
+
+/** The node whose task recorded an error on the thread's current state, when LangGraph kept one. */
+async function failedNode(graph: RunnableGraph, threadId: string): Promise<string | null> {
+  try {
+    const state = await graph.getState({ configurable: { thread_id: threadId } });
+    return state.tasks.find((t) => t.error)?.name ?? null;
+  } catch {
+    return null;
+  }
+}

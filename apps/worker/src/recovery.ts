@@ -1,0 +1,39 @@
+import type { StateSnapshot } from '@langchain/langgraph';
+import type { Job } from '@runledger/ledger';
+
+/** What a worker does with a claimed job (DESIGN §4). */
+export type Decision =
+  | { action: 'start' }
+  | { action: 'replay'; reason: string }
+  | { action: 'resume'; reason: string }
+  | { action: 'resume_command'; value: unknown }
+  | { action: 'park'; interrupts: unknown[] }
+  | { action: 'complete_finished' }
+  | { action: 'manual'; reason: string; effects: Array<{ effectKey: string; name: string }> }
+  | { action: 'fail'; error: Record<string, unknown> };
+
+/** The interrupt values pending on a thread's current state, if any. */
+export function pendingInterrupts(state: StateSnapshot | undefined): unknown[] {
+  return (state?.tasks ?? []).flatMap((t) => (t.interrupts ?? []).map((i) => i.value));
+}
+
+/**
+ * The recovery table as a pure function. `state` is read only when the job has a checkpoint of
+ * its own (`firstCheckpointAt`): a thread may carry earlier jobs' checkpoints, and the original
+ * input is never re-sent to a thread where this job already has some.
+ */
+export function decide(job: Job, pendingEffects: Array<{ effectKey: string; name: string }>, state: StateSnapshot | undefined): Decision {
+  if (job.attempt > job.maxAttempts) {
+    return { action: 'fail', error: { code: 'attempts_exhausted', message: `Gave up after ${job.maxAttempts} attempt(s).`, lastError: job.error ?? null } };
+  }
+  if (!job.firstCheckpointAt) {
+    if (pendingEffects.length > 0) return { action: 'manual', reason: 'effects_in_doubt_without_checkpoint', effects: pendingEffects };
+    return job.attempt <= 1 && !job.recoveryReason ? { action: 'start' } : { action: 'replay', reason: job.recoveryReason ?? 'no_checkpoint' };
+  }
+  const interrupts = pendingInterrupts(state);
+  const resume = job.resumeValue as { value: unknown } | null;
+  if (resume && interrupts.length > 0) return { action: 'resume_command', value: resume.value };
+  if (interrupts.length > 0) return { action: 'park', interrupts };
+  if (!state || state.next.length === 0) return { action: 'complete_finished' };
+  return { action: 'resume', reason: job.recoveryReason ?? 'checkpoint' };
+}

@@ -1,0 +1,130 @@
+import type { RunControl } from '@langchain/langgraph';
+import type { Ledger } from '@runledger/ledger';
+import { openQueue, openWorker, type QueueConfig } from '@runledger/queue';
+import type { GraphRegistry } from '@runledger/runtime';
+import { type Job as BullJob, DelayedError } from 'bullmq';
+import { type DeliveryOutcome, type ExecuteDeps, executeDelivery } from './execute';
+import { LeaseKeeper } from './lease-keeper';
+import { RunAbort } from './outcome';
+import { Reconciler } from './reconciler';
+
+export interface WorkerOptions {
+  ledger: Ledger;
+  queueConfig: QueueConfig;
+  graphs: GraphRegistry;
+  workerId: string;
+  schema: string;
+  /** Jobs run at once by this process. Default 16. */
+  concurrency?: number;
+  /** Per-attempt run time limit when a job sets none. Default 15 minutes. */
+  defaultTimeoutMs?: number;
+  /** Heartbeat interval. Default min(lease TTL / 3, 1000 ms), so a cancel is seen within about a second. */
+  heartbeatMs?: number;
+  /** Reconciler sweep interval. Default 1000 ms. */
+  sweepIntervalMs?: number;
+  /** Grace before an undelivered accepted job is redelivered. Default 5000 ms. */
+  redeliverGraceMs?: number;
+  /** How long a drain lets the step in flight finish before aborting it. Default 5000 ms. */
+  drainGraceMs?: number;
+  log?: ExecuteDeps['log'];
+  crashAt?: string;
+  /** Called after every delivery (metrics, tests). */
+  onOutcome?: (jobId: string, outcome: DeliveryOutcome) => void;
+}
+
+/** One worker process's moving parts: BullMQ consumer, lease keeper and reconciler. */
+export class RunledgerWorker {
+  private readonly keeper: LeaseKeeper;
+  private readonly reconciler: Reconciler;
+  private readonly controls = new Map<string, RunControl>();
+  private readonly queue;
+  private bull: ReturnType<typeof openWorker> | undefined;
+  private readonly deps: ExecuteDeps;
+
+  constructor(private readonly options: WorkerOptions) {
+    const log = options.log ?? (() => {});
+    const { ledger } = options;
+    const heartbeatMs = options.heartbeatMs ?? Math.min(Math.floor(ledger.leaseTtlMs / 3), 1_000);
+    this.keeper = new LeaseKeeper(ledger, options.workerId, heartbeatMs, (err) => log('warn', 'heartbeat failed', { error: (err as Error).message }));
+    this.queue = openQueue(options.queueConfig);
+    this.reconciler = new Reconciler(ledger, this.queue, { intervalMs: options.sweepIntervalMs, graceMs: options.redeliverGraceMs, log });
+    this.deps = {
+      ledger,
+      queue: this.queue,
+      graphs: options.graphs,
+      keeper: this.keeper,
+      workerId: options.workerId,
+      schema: options.schema,
+      defaultTimeoutMs: options.defaultTimeoutMs ?? 15 * 60_000,
+      drainGraceMs: options.drainGraceMs ?? 5_000,
+      controls: this.controls,
+      log,
+      crashAt: options.crashAt,
+    };
+  }
+
+  /** Starts consuming deliveries, heartbeating and sweeping. */
+  async start(): Promise<void> {
+    this.keeper.start();
+    await this.keeper.beat();
+    this.reconciler.start();
+    this.bull = openWorker(this.options.queueConfig, (job, token) => this.process(job, token), {
+      concurrency: this.options.concurrency ?? 16,
+      // BullMQ's lock is only a delivery hint; the Postgres lease decides who runs a job.
+      lockDuration: 30_000,
+      maxStalledCount: 1_000,
+    });
+    this.bull.on('error', (err) => this.deps.log('warn', 'queue error', { error: err.message }));
+  }
+
+  private async process(bullJob: BullJob<{ jobId: string }>, token?: string): Promise<DeliveryOutcome> {
+    const { jobId } = bullJob.data;
+    const outcome = await executeDelivery(this.deps, jobId);
+    this.options.onOutcome?.(jobId, outcome);
+    if (outcome.outcome === 'refused' && outcome.retryInMs !== undefined && token) {
+      // Thread busy or not yet due: wait in the queue, never beside the running job.
+      await bullJob.moveToDelayed(Date.now() + outcome.retryInMs, token);
+      throw new DelayedError();
+    }
+    return outcome;
+  }
+
+  /** Runs in flight right now. */
+  get activeRuns(): number {
+    return this.keeper.size;
+  }
+
+  get heartbeatLagMs(): number {
+    return this.keeper.lastLagMs;
+  }
+
+  /** One reconciler sweep now (CLI `reconcile`, tests). */
+  sweepOnce() {
+    return this.reconciler.sweepOnce();
+  }
+
+  /**
+   * Graceful stop: take no new deliveries, ask running graphs to stop at the next step
+   * boundary, abort those still busy after the drain grace, release their leases for immediate
+   * redelivery, then close. Resolves when everything is closed.
+   */
+  async drain(): Promise<void> {
+    const closing = this.bull?.close();
+    for (const control of this.controls.values()) control.requestDrain('worker shutting down');
+    const grace = setTimeout(() => this.keeper.abortAll(new RunAbort('drain', 'worker shutting down')), this.deps.drainGraceMs);
+    try {
+      await closing;
+    } finally {
+      clearTimeout(grace);
+    }
+    await this.close();
+  }
+
+  /** Stops timers and closes the queue connections (after drain, or in tests). */
+  async close(): Promise<void> {
+    this.keeper.stop();
+    await this.reconciler.stop();
+    await this.bull?.close(true).catch(() => {});
+    await this.queue.close().catch(() => {});
+  }
+}

@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Ledger } from '../../packages/ledger/src/index';
+import { deliver, openQueue, type QueueConfig } from '../../packages/queue/src/index';
+import { waitFor } from './db';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** Queue settings for one test file: its own Redis prefix, or BullMQ's PostgreSQL backend in its schema. */
+export function queueConfigFor(backend: 'redis' | 'postgres', databaseUrl: string, schema: string, redisUrl: string | null): QueueConfig {
+  if (backend === 'redis') {
+    if (!redisUrl) throw new Error('Redis suite requested without Redis');
+    return { backend, redisUrl, prefix: `t${randomBytes(4).toString('hex')}` };
+  }
+  return { backend, databaseUrl, schema };
+}
+
+/** The environment a worker or producer process needs for a test stack. */
+export function stackEnv(q: QueueConfig, databaseUrl: string, schema: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    DB_SCHEMA: schema,
+    QUEUE_BACKEND: q.backend,
+    ...(q.redisUrl ? { REDIS_URL: q.redisUrl } : { REDIS_URL: '' }),
+    QUEUE_PREFIX: q.prefix ?? 'runledger',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+export interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** Spawns `npm run worker`'s entry as a real process (tsx), capturing its output. */
+export function spawnProcess(entry: string, env: NodeJS.ProcessEnv): Proc {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited, kill: (s) => child.kill(s) };
+}
+
+export function spawnWorker(env: NodeJS.ProcessEnv, workerId: string, extra: Record<string, string> = {}): Proc {
+  return spawnProcess('apps/worker/src/main.ts', { ...env, RUNLEDGER_WORKER_ID: workerId, ...extra });
+}
+
+/** Admits a job and delivers it the way the producer does (ledger commit, then queue add). */
+export async function submit(ledger: Ledger, q: QueueConfig, req: Parameters<Ledger['admit']>[0]) {
+  const { job } = await ledger.admit(req);
+  const queue = openQueue(q);
+  try {
+    await deliver(queue, ledger, { jobId: job.jobId, deliveries: 0 });
+  } finally {
+    await queue.close();
+  }
+  return job;
+}
+
+/** Waits until the job reaches one of `statuses`; returns it. */
+export function waitForStatus(ledger: Ledger, jobId: string, statuses: string[], timeoutMs = 30_000) {
+  return waitFor(
+    `job ${jobId} to reach ${statuses.join('|')}`,
+    async () => {
+      const j = await ledger.get(jobId);
+      return statuses.includes(j.status) ? j : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** Waits until the job's timeline has an event matching `pred`. */
+export function waitForEvent(
+  ledger: Ledger,
+  jobId: string,
+  what: string,
+  pred: (e: { type: string; detail: Record<string, unknown> }) => boolean,
+  timeoutMs = 30_000,
+) {
+  return waitFor(`job ${jobId}: ${what}`, async () => (await ledger.events(jobId)).find(pred), timeoutMs);
+}
+
+/** Counts `node_entered` events per node over the whole timeline (all attempts). */
+export async function nodeEntries(ledger: Ledger, jobId: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const e of await ledger.events(jobId)) if (e.type === 'node_entered') counts[String(e.detail.node)] = (counts[String(e.detail.node)] ?? 0) + 1;
+  return counts;
+}
