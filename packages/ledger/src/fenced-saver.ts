@@ -25,7 +25,15 @@ function fencedClient(client: pg.PoolClient): pg.PoolClient {
 /** A pool whose clients carry the fence into PostgresSaver's own transactions. */
 function fencingPool(pool: pg.Pool): pg.Pool {
   const connect = async () => fencedClient(await pool.connect());
-  return new Proxy(pool, { get: (target, prop, receiver) => (prop === 'connect' ? connect : Reflect.get(target, prop, receiver)) });
+  // Every other member runs on the real pool: pg-pool's query() (the saver's reads) calls
+  // this.connect(callback), which the promise-only connect above would never answer.
+  return new Proxy(pool, {
+    get: (target, prop) => {
+      if (prop === 'connect') return connect;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export interface Fence {

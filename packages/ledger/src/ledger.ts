@@ -230,6 +230,7 @@ export class Ledger {
     event: string,
     action: string,
     extra: { detail?: unknown; resume?: unknown; result?: unknown; error?: unknown; reason?: string } = {},
+    db: Queryable = this.pool,
   ): Promise<Job> {
     const values = [
       jobId,
@@ -243,7 +244,7 @@ export class Ledger {
       json(extra.error),
       extra.reason ?? null,
     ];
-    const row = (await this.q('operator_transition', values)).rows[0];
+    const row = (await this.q('operator_transition', values, db)).rows[0];
     if (row) return toJob(row);
     const current = await this.get(jobId, tenant);
     throw new InvalidTransitionError(jobId, current.status, action);
@@ -262,12 +263,22 @@ export class Ledger {
 
   /** manual_reconcile → accepted after a person checked; effects in doubt are marked failed so they are called again with the same key. */
   async replay(jobId: string, tenant?: string, note?: string): Promise<Job> {
-    const job = await this.operate(jobId, tenant, ['manual_reconcile'], 'accepted', 'replay_requested', 'replay', {
-      detail: { note },
-      reason: 'operator_replay',
+    // One transaction: a worker that claims the replayed job at once must not have its new
+    // intent marked failed by a second, later commit (it would be called again after a crash).
+    return this.inTransaction(async (client) => {
+      const job = await this.operate(
+        jobId,
+        tenant,
+        ['manual_reconcile'],
+        'accepted',
+        'replay_requested',
+        'replay',
+        { detail: { note }, reason: 'operator_replay' },
+        client,
+      );
+      await this.q('abandon_pending_effects', [jobId, note ?? null], client);
+      return job;
     });
-    await this.q('abandon_pending_effects', [jobId, note ?? null]);
-    return job;
   }
 
   /** manual_reconcile → completed or failed, recorded by a person. */
