@@ -1,3 +1,4 @@
+export { admitInTransaction } from './admit-in-transaction';
 export { checkSchemaName, createPool, type PoolOptions, type Queryable } from './db';
 export { type EmbeddedDatabase, type EmbeddedOptions, freePort, isPortOpen, startEmbeddedPostgres } from './embedded';
 export {
@@ -10,6 +11,7 @@ export {
   NotFoundError,
   ThreadBusyError,
 } from './errors';
+export { BOOKING_KINDS, type BookingKind, type BookRequest, type ExampleBooking, ExampleBookings } from './example-bookings';
 export { type Fence, FencedPostgresSaver } from './fenced-saver';
 export { canonicalJson, requestHash } from './fingerprint';
 export { Ledger, type LedgerOptions } from './ledger';
