@@ -1,0 +1,50 @@
+import type { AdmitRequest, Job, Ledger } from '@runledger/ledger';
+import type { DeliveryData } from '@runledger/queue';
+import type { Queue } from 'bullmq';
+import type { FastifyBaseLogger } from 'fastify';
+import { deliverWithin } from './delivery';
+import { GroupCommit } from './group-commit';
+
+export interface Admitted {
+  job: Job;
+  /** False when the idempotency key named an earlier admission of the same request. */
+  created: boolean;
+  /** Whether a delivery of the job reached the queue. */
+  enqueued: boolean;
+}
+
+/** How POST /v1/jobs turns a valid request into a durable admission and a delivery. */
+export interface Admitter {
+  /** Commits the admission (throws the ledger's errors), then delivers a new job best effort. */
+  admit(request: AdmitRequest, log: FastifyBaseLogger): Promise<Admitted>;
+  /** Finishes what is in flight. */
+  close(): Promise<void>;
+}
+
+export interface AdmitterOptions {
+  ledger: Ledger;
+  queue: Queue<DeliveryData>;
+  enqueueTimeoutMs: number;
+  /** Group commit window; 0 = one transaction per admission. */
+  batchWindowMs: number;
+  /** Most admissions per group commit. */
+  maxBatch: number;
+}
+
+/** One ledger statement (its own commit), then one queue add. */
+function directAdmitter({ ledger, queue, enqueueTimeoutMs }: AdmitterOptions): Admitter {
+  return {
+    async admit(request, log) {
+      const { job, created } = await ledger.admit(request);
+      if (!created) return { job, created, enqueued: job.deliveries > 0 };
+      // The admission is durable now; a queue outage only delays delivery (the reconciler catches up).
+      return { job, created, enqueued: await deliverWithin(queue, ledger, job, enqueueTimeoutMs, log) };
+    },
+    async close() {},
+  };
+}
+
+/** The admitter for these options: group commit when `batchWindowMs` > 0, else direct. */
+export function createAdmitter(options: AdmitterOptions): Admitter {
+  return options.batchWindowMs > 0 ? new GroupCommit(options) : directAdmitter(options);
+}

@@ -1,0 +1,80 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { createAdmitter } from './admitter';
+import { bullBoard } from './bull-board';
+import { installErrorHandlers } from './http-errors';
+import type { AppOptions, RouteDeps } from './options';
+import { actionRoutes } from './routes/actions';
+import { healthRoutes } from './routes/health';
+import { jobRoutes } from './routes/jobs';
+import { threadRoutes } from './routes/threads';
+import { installZodCompilers, openApiTransform } from './zod-compilers';
+
+export type { AppOptions } from './options';
+
+const QUEUE_ERROR_LOG_EVERY_MS = 10_000;
+
+/** Logs the queue's connection errors (at most one line per 10 s) instead of BullMQ's console.error. */
+function watchQueueErrors(app: FastifyInstance, queue: AppOptions['queue']): void {
+  let lastLoggedAt = 0;
+  const onError = (err: Error) => {
+    if (Date.now() - lastLoggedAt < QUEUE_ERROR_LOG_EVERY_MS) return;
+    lastLoggedAt = Date.now();
+    app.log.warn({ err: err.message }, 'queue connection error; admissions still commit, the reconciler delivers later');
+  };
+  queue.on('error', onError);
+  app.addHook('onClose', async () => {
+    queue.off('error', onError);
+  });
+}
+
+/**
+ * Builds the producer's HTTP app: the /v1 API, /healthz, /readyz, /openapi.json with a UI at
+ * /docs, and Bull Board at /admin/queues. Nothing listens yet (call `listen` or `inject`);
+ * closing the app leaves the ledger pool and the queue to the caller.
+ */
+export function buildApp(options: AppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    // Job ids are UUIDs; keep room for user thread ids and idempotency keys in paths.
+    routerOptions: { maxParamLength: 500 },
+  });
+  installZodCompilers(app);
+  installErrorHandlers(app);
+
+  const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 1_000;
+  const batching = options.groupCommit || undefined;
+  const admitter = createAdmitter({
+    ledger: options.ledger,
+    queue: options.queue,
+    enqueueTimeoutMs,
+    batchWindowMs: batching ? (batching.windowMs ?? 1) : 0,
+    maxBatch: batching?.maxBatch ?? 128,
+  });
+  app.addHook('onClose', () => admitter.close());
+  const deps: RouteDeps = { ledger: options.ledger, queue: options.queue, graphs: options.graphs, schema: options.schema, enqueueTimeoutMs, admitter };
+
+  void app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Runledger',
+        version: '0.1.0',
+        description: 'Crash-safe background jobs for LangGraph.js agents. Errors are { "error": { "code", "message" } }.',
+      },
+      tags: [{ name: 'jobs' }, { name: 'actions' }, { name: 'threads' }, { name: 'health' }],
+    },
+    transform: openApiTransform,
+  });
+  void app.register(swaggerUi, { routePrefix: '/docs' });
+  void app.register(jobRoutes, deps);
+  void app.register(actionRoutes, deps);
+  void app.register(threadRoutes, deps);
+  void app.register(healthRoutes, deps);
+  void app.register(bullBoard, { queue: options.queue, ledgerJobUrl: options.ledgerJobUrl ?? ((id) => `/v1/jobs/${encodeURIComponent(id)}`) });
+  watchQueueErrors(app, options.queue);
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+function isUrl(value: string, protocols: string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+  } catch {
+    return false;
+  }
+}
+
+const url = (protocols: string[]) =>
+  z
+    .string({ error: 'required' })
+    .refine((v) => isUrl(v, protocols), { message: `must be a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}` });
+
+const int = (min: number, max: number) =>
+  z.coerce
+    .number({ error: `must be an integer from ${min} to ${max}` })
+    .int()
+    .min(min)
+    .max(max);
+
+/**
+ * The producer's environment, with its defaults. Parsed once by main.ts; see .env.example.
+ * DATABASE_URL is required. QUEUE_BACKEND defaults to `redis` when REDIS_URL is set, else
+ * `postgres` (BullMQ's PostgreSQL backend on DATABASE_URL).
+ */
+const Env = z.object({
+  DATABASE_URL: url(['postgres', 'postgresql']),
+  REDIS_URL: url(['redis', 'rediss']).optional(),
+  QUEUE_BACKEND: z.enum(['redis', 'postgres']).optional(),
+  /** Default 3000. */
+  PORT: int(0, 65_535).default(3000),
+  /** Default 127.0.0.1: only this machine; set 0.0.0.0 to listen on every interface. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Default public. */
+  DB_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'DB_SCHEMA must be a plain lowercase identifier')
+    .default('public'),
+  /** Default runledger. */
+  QUEUE_PREFIX: z.string().min(1).default('runledger'),
+  RUNLEDGER_GRAPHS: z.string().min(1).optional(),
+  /** Default 1 MiB. */
+  BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024).default(1024 * 1024),
+  /** Group commit window for admissions, in ms: requests within it share one transaction. Default 0 (off). */
+  ADMISSION_BATCH_MS: int(0, 50).default(0),
+  /** Default info. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RUNLEDGER_API_KEYS: z.string().optional(),
+  RUNLEDGER_ADMIN_KEY: z.string().optional(),
+});
+
+export type ProducerConfig = z.infer<typeof Env> & { QUEUE_BACKEND: 'redis' | 'postgres' };
+
+/** Thrown with one line per bad variable, each naming it. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the producer's environment (pass `process.env`); throws ConfigError naming each bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): ProducerConfig {
+  // An empty variable (FOO= in a .env file) counts as unset.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = Env.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid producer environment:\n${lines.join('\n')}`);
+  }
+  const config = parsed.data;
+  const backend = config.QUEUE_BACKEND ?? (config.REDIS_URL ? 'redis' : 'postgres');
+  if (backend === 'redis' && !config.REDIS_URL) throw new ConfigError('Invalid producer environment:\n  REDIS_URL: required when QUEUE_BACKEND=redis');
+  return { ...config, QUEUE_BACKEND: backend };
+}

@@ -1,0 +1,46 @@
+import type { Job } from '@runledger/ledger';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import { deliverWithin } from '../delivery';
+import type { RouteDeps } from '../options';
+import { ActionResult, CancelBody, ErrorBody, JobIdParams, ReplayBody, ResolveBody, ResumeBody } from '../schemas';
+import { jobDetail } from '../views';
+
+const responses = { 200: ActionResult, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 415: ErrorBody, 503: ErrorBody };
+
+/** The operator actions: cancel, resume, replay, resolve. 409 invalid_state when the job's state forbids one. */
+export async function actionRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
+  const { ledger, queue, enqueueTimeoutMs } = deps;
+
+  const detail = async (job: Job, extra: { enqueued?: boolean } = {}) => ({ ...jobDetail(job, await ledger.effects(job.jobId)), ...extra });
+
+  // resume and replay put the job back to `accepted`: deliver it now (the reconciler covers a failure).
+  const redeliver = async (job: Job, log: FastifyBaseLogger) => {
+    const enqueued = await deliverWithin(queue, ledger, job, enqueueTimeoutMs, log);
+    return detail(enqueued ? await ledger.get(job.jobId) : job, { enqueued });
+  };
+
+  const route = (action: string, summary: string, body: z.ZodType, handler: (jobId: string, body: never, log: FastifyBaseLogger) => Promise<unknown>) =>
+    app.post(`/v1/jobs/:jobId/${action}`, { schema: { summary, tags: ['actions'], params: JobIdParams, body, response: responses } }, async (request) =>
+      handler((request.params as z.infer<typeof JobIdParams>).jobId, request.body as never, request.log),
+    );
+
+  route('cancel', 'Cancel a job that has not finished; a running attempt loses its lease', CancelBody, async (jobId, body: z.infer<typeof CancelBody>) =>
+    detail(await ledger.cancel(jobId, undefined, body?.note)),
+  );
+
+  route('resume', 'Continue an interrupted job with a value for interrupt()', ResumeBody, async (jobId, body: z.infer<typeof ResumeBody>, log) =>
+    redeliver(await ledger.resume(jobId, body.resume), log),
+  );
+
+  route(
+    'replay',
+    'manual_reconcile → accepted: run again after a person checked; effects in doubt are called again with the same key',
+    ReplayBody,
+    async (jobId, body: z.infer<typeof ReplayBody>, log) => redeliver(await ledger.replay(jobId, undefined, body?.note), log),
+  );
+
+  route('resolve', 'manual_reconcile → completed or failed, recorded by a person', ResolveBody, async (jobId, body: z.infer<typeof ResolveBody>) =>
+    detail(await ledger.resolve(jobId, body.outcome, body.note)),
+  );
+}

@@ -1,0 +1,143 @@
+import { ALL_STATUSES } from '@runledger/ledger';
+import { z } from 'zod';
+
+// Request and response shapes of the HTTP API. Routes validate requests with these (see
+// zod-compilers.ts) and /openapi.json is generated from them, so the two cannot drift apart.
+
+const id = (what: string) => z.string().min(1, `${what} must not be empty`).max(200, `${what} is longer than 200 characters`);
+const present = (what: string) => z.custom<unknown>((v) => v !== undefined, { message: `${what} is required (send null for none)` });
+const json = z.unknown();
+const time = z.string().describe('ISO 8601 timestamp');
+const maybeTime = time.nullable();
+
+export const JobIdParams = z.object({ jobId: id('jobId') });
+export const ThreadIdParams = z.object({ threadId: id('threadId') });
+
+export const SubmitBody = z
+  .object({
+    graph: id('graph').describe('Name of a graph in the registry'),
+    input: present('input').describe("The graph's input; checked by the graph's validateInput"),
+    threadId: id('threadId').optional().describe('LangGraph thread; default: a new thread named after the job'),
+    idempotencyKey: id('idempotencyKey').optional().describe('Same key and request → the same job (or send the Idempotency-Key header)'),
+    multitask: z.enum(['enqueue', 'reject']).optional().describe('With a busy thread: wait behind its jobs (default) or answer 409 thread_busy'),
+    metadata: z.record(z.string(), json).optional(),
+    maxAttempts: z.number().int().min(1).max(100).optional().describe('Default 3'),
+    timeoutMs: z.number().int().min(1).max(86_400_000).optional(),
+  })
+  .strict();
+export type SubmitBody = z.infer<typeof SubmitBody>;
+
+export const SubmitHeaders = z.looseObject({ 'idempotency-key': id('Idempotency-Key header').optional() });
+
+export const ListQuery = z
+  .object({
+    status: z.enum(ALL_STATUSES as [string, ...string[]]).optional(),
+    graph: id('graph').optional(),
+    threadId: id('threadId').optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional().describe('Default 50'),
+    cursor: z
+      .string()
+      .regex(/^\d{1,18}$/, 'cursor must be a nextCursor value from an earlier page')
+      .optional(),
+  })
+  .strict();
+
+export const CancelBody = z
+  .object({ note: z.string().max(2_000).optional() })
+  .strict()
+  .nullish();
+export const ReplayBody = CancelBody;
+export const ResumeBody = z.object({ resume: present('resume').describe('The value interrupt() returns when the graph continues') }).strict();
+export const ResolveBody = z.object({ outcome: z.enum(['completed', 'failed']), note: z.string().min(1).max(2_000) }).strict();
+
+export const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+export const Admission = z.object({
+  jobId: z.string(),
+  threadId: z.string(),
+  status: z.string(),
+  acceptedAt: time,
+  enqueued: z.boolean().describe('False when the queue was unreachable; the reconciler delivers the job later'),
+});
+
+export const EffectView = z.object({
+  key: z.string(),
+  name: z.string(),
+  status: z.enum(['pending', 'committed', 'failed']),
+  attempts: z.number(),
+  idempotencyKey: z.string(),
+  result: json,
+  error: json,
+  updatedAt: time,
+});
+
+export const JobView = z.object({
+  jobId: z.string(),
+  graph: z.string(),
+  threadId: z.string(),
+  status: z.string(),
+  attempt: z.number(),
+  maxAttempts: z.number(),
+  fencingToken: z.number(),
+  leaseOwner: z.string().nullable(),
+  leaseExpiresAt: maybeTime,
+  idempotencyKey: z.string().nullable(),
+  metadata: z.record(z.string(), json),
+  input: json,
+  result: json,
+  error: json,
+  interrupt: json,
+  recoveryReason: z.string().nullable(),
+  deliveries: z.number(),
+  acceptedAt: time,
+  enqueuedAt: maybeTime,
+  startedAt: maybeTime,
+  firstCheckpointAt: maybeTime,
+  completedAt: maybeTime,
+  updatedAt: time,
+});
+
+export const JobDetail = JobView.extend({
+  effects: z.array(EffectView),
+  inDoubt: z
+    .array(z.object({ key: z.string(), name: z.string() }))
+    .describe('In manual_reconcile: the effects whose outcome is unknown (pending), what a person checks; empty otherwise'),
+});
+
+export const ActionResult = JobDetail.extend({
+  enqueued: z.boolean().optional().describe('After resume and replay: whether the new delivery reached the queue'),
+});
+
+export const JobList = z.object({ jobs: z.array(JobView), nextCursor: z.string().nullable() });
+
+export const EventList = z.object({
+  events: z.array(
+    z.object({
+      at: time,
+      type: z.string(),
+      attempt: z.number(),
+      fencingToken: z.number(),
+      workerId: z.string().nullable(),
+      detail: z.record(z.string(), json),
+    }),
+  ),
+});
+
+export const ThreadState = z.object({
+  threadId: z.string(),
+  jobId: z.string().describe('The latest job of the thread, whose graph read the state'),
+  graph: z.string(),
+  values: json,
+  next: z.array(z.string()),
+  tasks: z.array(z.object({ id: z.string(), name: z.string(), interrupts: z.array(json) })),
+  checkpointId: z.string().nullable(),
+  parentCheckpointId: z.string().nullable(),
+  createdAt: z.string().nullable(),
+  metadata: json,
+});
+
+export const Readiness = z.object({
+  status: z.string(),
+  checks: z.record(z.string(), z.string()),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});

@@ -1,0 +1,62 @@
+import type { Effect, Job, JobEvent } from '@runledger/ledger';
+import type { z } from 'zod';
+import type { Admission, EffectView, JobDetail, JobView } from './schemas';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** A job as the API shows it: the ledger row without internals (tenant, request hash, seq). */
+export function jobView(job: Job): z.infer<typeof JobView> {
+  return {
+    jobId: job.jobId,
+    graph: job.graph,
+    threadId: job.threadId,
+    status: job.status,
+    attempt: job.attempt,
+    maxAttempts: job.maxAttempts,
+    fencingToken: job.fencingToken,
+    leaseOwner: job.leaseOwner,
+    leaseExpiresAt: iso(job.leaseExpiresAt),
+    idempotencyKey: job.idempotencyKey,
+    metadata: job.metadata,
+    input: job.input,
+    result: job.result,
+    error: job.error,
+    interrupt: job.interrupt,
+    recoveryReason: job.recoveryReason,
+    deliveries: job.deliveries,
+    acceptedAt: job.acceptedAt.toISOString(),
+    enqueuedAt: iso(job.enqueuedAt),
+    startedAt: iso(job.startedAt),
+    firstCheckpointAt: iso(job.firstCheckpointAt),
+    completedAt: iso(job.completedAt),
+    updatedAt: job.updatedAt.toISOString(),
+  };
+}
+
+export function effectView(e: Effect): z.infer<typeof EffectView> {
+  return {
+    key: e.effectKey,
+    name: e.name,
+    status: e.status,
+    attempts: e.attempts,
+    idempotencyKey: e.idempotencyKey,
+    result: e.result,
+    error: e.error,
+    updatedAt: e.updatedAt.toISOString(),
+  };
+}
+
+/** The job with its effects; in `manual_reconcile`, `inDoubt` names the pending effects a person must check. */
+export function jobDetail(job: Job, effects: Effect[]): z.infer<typeof JobDetail> {
+  const parked = job.status === 'manual_reconcile';
+  const inDoubt = parked ? effects.filter((e) => e.status === 'pending').map((e) => ({ key: e.effectKey, name: e.name })) : [];
+  return { ...jobView(job), effects: effects.map(effectView), inDoubt };
+}
+
+export function admissionView(job: Job, enqueued: boolean): z.infer<typeof Admission> {
+  return { jobId: job.jobId, threadId: job.threadId, status: job.status, acceptedAt: job.acceptedAt.toISOString(), enqueued };
+}
+
+export function eventView(e: JobEvent) {
+  return { at: e.at.toISOString(), type: e.type, attempt: e.attempt, fencingToken: e.fencingToken, workerId: e.workerId, detail: e.detail };
+}

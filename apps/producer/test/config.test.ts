@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../src/config';
+
+const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres' };
+
+describe('producer environment', () => {
+  it('applies the documented defaults', () => {
+    expect(parseConfig(base)).toEqual({
+      ...base,
+      QUEUE_BACKEND: 'postgres',
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      DB_SCHEMA: 'public',
+      QUEUE_PREFIX: 'runledger',
+      BODY_LIMIT_BYTES: 1024 * 1024,
+      ADMISSION_BATCH_MS: 0,
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('picks the Redis backend when REDIS_URL is set, unless QUEUE_BACKEND says otherwise', () => {
+    expect(parseConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379' }).QUEUE_BACKEND).toBe('redis');
+    expect(parseConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_BACKEND: 'postgres' }).QUEUE_BACKEND).toBe('postgres');
+  });
+
+  it('treats an empty variable as unset and keeps the API key variables', () => {
+    const c = parseConfig({ ...base, REDIS_URL: '', PORT: '', RUNLEDGER_API_KEYS: 'acme:k1', RUNLEDGER_ADMIN_KEY: 'a' });
+    expect(c).toMatchObject({ QUEUE_BACKEND: 'postgres', PORT: 3000, RUNLEDGER_API_KEYS: 'acme:k1', RUNLEDGER_ADMIN_KEY: 'a' });
+  });
+
+  it.each([
+    [{}, 'DATABASE_URL: required'],
+    [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL: must be a URL'],
+    [{ ...base, PORT: 'eighty' }, 'PORT: must be an integer'],
+    [{ ...base, PORT: '70000' }, 'PORT: must be an integer'],
+    [{ ...base, QUEUE_BACKEND: 'kafka' }, 'QUEUE_BACKEND:'],
+    [{ ...base, QUEUE_BACKEND: 'redis' }, 'REDIS_URL: required when QUEUE_BACKEND=redis'],
+    [{ ...base, REDIS_URL: 'localhost:6379' }, 'REDIS_URL: must be a URL'],
+    [{ ...base, DB_SCHEMA: 'Robert; DROP' }, 'DB_SCHEMA:'],
+    [{ ...base, BODY_LIMIT_BYTES: '12' }, 'BODY_LIMIT_BYTES:'],
+    [{ ...base, ADMISSION_BATCH_MS: '-1' }, 'ADMISSION_BATCH_MS:'],
+  ])('fails fast naming the bad variable (%j)', (env, message) => {
+    expect(() => parseConfig(env)).toThrow(ConfigError);
+    expect(() => parseConfig(env)).toThrow(message);
+  });
+});

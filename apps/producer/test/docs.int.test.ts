@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, type Harness, startHarness } from './harness';
+
+describe('OpenAPI document and its UI', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('docs');
+  });
+  afterAll(() => h?.close());
+
+  it('describes every /v1 route from the same schemas that validate requests', async () => {
+    const r = await h.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(r.statusCode).toBe(200);
+    const doc = r.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/healthz',
+      '/readyz',
+      '/v1/jobs',
+      '/v1/jobs/{jobId}',
+      '/v1/jobs/{jobId}/cancel',
+      '/v1/jobs/{jobId}/events',
+      '/v1/jobs/{jobId}/replay',
+      '/v1/jobs/{jobId}/resolve',
+      '/v1/jobs/{jobId}/resume',
+      '/v1/threads/{threadId}/state',
+    ]);
+    const submit = doc.paths['/v1/jobs'].post;
+    const body = submit.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(expect.arrayContaining(['graph', 'input']));
+    expect(body.properties.multitask.enum).toEqual(['enqueue', 'reject']);
+    expect(Object.keys(submit.responses)).toEqual(expect.arrayContaining(['200', '202', '400', '409', '413', '415', '422', '503']));
+    expect(submit.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]));
+  });
+
+  it('serves Swagger UI at /docs', async () => {
+    const r = await h.app.inject({ method: 'GET', url: '/docs/' });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toContain('text/html');
+  });
+
+  it('leaves /admin itself to the ledger dashboard', async () => {
+    expect((await h.app.inject({ method: 'GET', url: '/admin' })).statusCode).toBe(404);
+  });
+});
+
+describe.each(backends())('Bull Board on the %s queue', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(`board_${backend}`, { backend });
+  });
+  afterAll(() => h?.close());
+
+  it('serves the board and links each queue job to its ledger view', async () => {
+    const page = await h.app.inject({ method: 'GET', url: '/admin/queues' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    const { jobId } = (await h.app.inject({ method: 'POST', url: '/v1/jobs', payload: { graph: 'echo', input: {} } })).json();
+    const api = await h.app.inject({ method: 'GET', url: '/admin/queues/api/queues?activeQueue=runledger&status=waiting&page=1&jobsPerPage=50' });
+    expect(api.statusCode).toBe(200);
+    const queue = api.json().queues.find((q: { name: string }) => q.name === 'runledger');
+    const job = queue.jobs.find((j: { id: string }) => j.id === jobId);
+    expect(job.data).toEqual({ jobId });
+    expect(job.externalUrl).toEqual({ href: `/v1/jobs/${jobId}`, displayText: `Ledger: ${jobId}` });
+    expect((await h.app.inject({ method: 'GET', url: job.externalUrl.href })).json().jobId).toBe(jobId);
+  });
+});

@@ -1,0 +1,29 @@
+import { admitInTransaction, type Queryable } from '@runledger/ledger';
+import type { JobStatus, SubmitRequest } from './types';
+
+export interface AdmitOptions {
+  /** The ledger's schema (DB_SCHEMA). Default `public`. */
+  schema?: string;
+}
+
+export interface InTransactionAdmission {
+  jobId: string;
+  threadId: string;
+  status: JobStatus;
+  acceptedAt: Date;
+  /** False when the idempotency key named an earlier admission of the same request. */
+  created: boolean;
+}
+
+/**
+ * Admits a job inside the caller's own PostgreSQL transaction (`client` must be in BEGIN), so
+ * the job exists if and only if the caller's transaction commits. No queue message is sent:
+ * the worker's reconciler delivers the job after the commit, within its sweep interval.
+ * Throws when `client` is not in a transaction, and the ledger's errors
+ * (IdempotencyConflictError, ThreadBusyError, LedgerError DATABASE_UNAVAILABLE).
+ * The graph's input is not validated here (no registry): a bad input fails the job at run time.
+ */
+export async function admit(client: Queryable, request: SubmitRequest, options: AdmitOptions = {}): Promise<InTransactionAdmission> {
+  const { job, created } = await admitInTransaction(client, request, options.schema ?? 'public');
+  return { jobId: job.jobId, threadId: job.threadId, status: job.status, acceptedAt: job.acceptedAt, created };
+}
