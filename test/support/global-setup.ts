@@ -21,6 +21,8 @@ export default async function setup(project: TestProject) {
   }
   let redisUrl = process.env.REDIS_URL ?? null;
   if (!redisUrl && (await isPortOpen(6379))) redisUrl = 'redis://127.0.0.1:6379';
+  if (!redisUrl && process.env.RUNLEDGER_REQUIRE_REDIS === '1')
+    throw new Error('RUNLEDGER_REQUIRE_REDIS=1 but no Redis answers (REDIS_URL unset, nothing on :6379).');
   if (!redisUrl)
     console.warn('[tests] no Redis (REDIS_URL unset, nothing on :6379): SKIPPING the Redis-backend suites; the PostgreSQL-backend suites still run.');
   project.provide('databaseUrl', databaseUrl);
