@@ -1,0 +1,54 @@
+// ledger.admit throughput next to the cheapest durable write PostgreSQL offers: a one-row
+// INSERT commit of a row about as wide as a jobs row, in the same database and run, at the
+// same concurrency. Target: admit ≥ 0.7× the INSERT at 16 connections.
+import { randomUUID } from 'node:crypto';
+import { Ledger } from '../packages/ledger/src/index';
+import { benchSchema, withNamedStatements } from './bench-schema';
+import { type BenchOptions, type Figure, holdAgainst, summarize, throughput } from './figures';
+
+const TARGET_AT_16 = 0.7;
+
+export async function run(opts: BenchOptions): Promise<Figure[]> {
+  const seconds = opts.full ? 10 : 2.5;
+  const repeats = opts.full ? 5 : 3;
+  const db = await benchSchema(opts, 'admit');
+  try {
+    const { ledger } = db;
+    const named = new Ledger(withNamedStatements(db.pool));
+    const request = (n: number) => ({ graph: 'echo', input: { steps: 2, n } });
+    const variants: Record<string, { run: (n: number) => Promise<unknown>; at16Only?: boolean; note?: string }> = {
+      insert: { run: db.insertPlainRow },
+      admit: { run: (n) => ledger.admit(request(n)), note: 'no idempotency key' },
+      keyed: { run: (n) => ledger.admit({ ...request(n), idempotencyKey: randomUUID() }), at16Only: true, note: 'fresh key each time' },
+      named: {
+        run: (n) => named.admit(request(n)),
+        at16Only: true,
+        note: 'experiment: statements prepared once per connection (not what the ledger does today)',
+      },
+    };
+    const figures: Figure[] = [];
+    for (const concurrency of [1, 16]) {
+      const active = Object.entries(variants).filter(([, v]) => concurrency === 16 || !v.at16Only);
+      const samples = new Map<string, number[]>(active.map(([k]) => [k, []]));
+      // Interleaved repeats, so drift (autovacuum, checkpoints, a busy neighbour) hits every variant alike.
+      for (let r = 0; r < repeats; r++) {
+        for (const [k, v] of active) samples.get(k)?.push(await throughput(concurrency, seconds * 1000, v.run));
+      }
+      const baseline = summarize(`one-row INSERT commit, ${concurrency} conn`, 'commits/s', samples.get('insert') ?? []);
+      figures.push(baseline);
+      const label: Record<string, string> = {
+        admit: 'ledger.admit',
+        keyed: 'ledger.admit with idempotency key',
+        named: 'ledger.admit, named statements',
+      };
+      for (const [k, v] of active) {
+        if (k === 'insert') continue;
+        const target = k === 'admit' && concurrency === 16 ? TARGET_AT_16 : undefined;
+        figures.push(holdAgainst(summarize(`${label[k]}, ${concurrency} conn`, 'admits/s', samples.get(k) ?? [], v.note), baseline, target));
+      }
+    }
+    return figures;
+  } finally {
+    await db.drop();
+  }
+}
