@@ -1,7 +1,6 @@
-import { type AdmitRequest, type Job, Ledger } from '@runledger/ledger';
-import { deliver } from '@runledger/queue';
+import type { AdmitRequest } from '@runledger/ledger';
+import { deliverMany } from '@runledger/queue';
 import type { FastifyBaseLogger } from 'fastify';
-import pg from 'pg';
 import type { Admitted, Admitter, AdmitterOptions } from './admitter';
 
 interface Pending {
@@ -11,26 +10,11 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-type Outcome = { ok: true; job: Job; created: boolean } | { ok: false; error: unknown };
-
-interface Mark {
-  jobId: string;
-  deliveries: number;
-  deliveryId: string;
-}
-
 /**
- * A Ledger whose verbs run on `client`, inside its open transaction. The Ledger sends the
- * statements of `markEnqueued` through `pool.query`, so the client can stand in for the pool.
- */
-const ledgerOn = (client: pg.PoolClient): Ledger => new Ledger(client as unknown as pg.Pool);
-
-/**
- * Group commit: admissions arriving within `batchWindowMs` share one transaction (one fsync),
- * then their deliveries go to the queue together and are recorded in a second transaction.
- * Every request still gets its own answer: a typed ledger error (idempotency conflict, busy
- * thread) fails only its own request. A statement error aborts the batch; each admission is
- * then retried on its own, so one bad row cannot fail its neighbours.
+ * Group commit: admissions arriving within `batchWindowMs` are written with one multi-row
+ * ledger statement (one commit), their first deliveries go to the queue with one `addBulk`, and
+ * those are recorded with one more statement. Every request still gets its own answer: a typed
+ * ledger error (idempotency conflict, busy thread) fails only its own request.
  */
 export class GroupCommit implements Admitter {
   private pending: Pending[] = [];
@@ -63,82 +47,40 @@ export class GroupCommit implements Admitter {
   }
 
   private async process(batch: Pending[]): Promise<void> {
-    let outcomes: Outcome[];
+    let results: Awaited<ReturnType<AdmitterOptions['ledger']['admitMany']>>;
     try {
-      outcomes = await this.admitTogether(batch);
+      results = await this.options.ledger.admitMany(batch.map((p) => p.request));
     } catch (err) {
-      if (!(err instanceof pg.DatabaseError)) {
-        for (const p of batch) p.reject(err);
-        return;
-      }
-      // A statement failed and took the batch's transaction with it: admit one by one instead.
-      outcomes = await Promise.all(
-        batch.map((p) =>
-          this.options.ledger.admit(p.request).then(
-            ({ job, created }): Outcome => ({ ok: true, job, created }),
-            (error): Outcome => ({ ok: false, error }),
-          ),
-        ),
-      );
+      for (const p of batch) p.reject(err);
+      return;
     }
-    const created = outcomes.flatMap((o, i) => (o.ok && o.created ? [{ job: o.job, log: batch[i]!.log }] : []));
-    const enqueued = await this.deliverTogether(created);
-    outcomes.forEach((o, i) => {
+    const created = results.flatMap((r) => ('job' in r && r.created ? [r.job] : []));
+    const enqueued = await this.deliverTogether(created, batch[0]!.log);
+    results.forEach((r, i) => {
       const p = batch[i]!;
-      if (o.ok) p.resolve({ job: o.job, created: o.created, enqueued: o.created ? enqueued.has(o.job.jobId) : o.job.deliveries > 0 });
-      else p.reject(o.error);
+      if ('error' in r) p.reject(r.error);
+      else p.resolve({ job: r.job, created: r.created, enqueued: r.created ? enqueued.has(r.job.jobId) : r.job.deliveries > 0 });
     });
   }
 
-  /** All admissions of the batch in one transaction; typed ledger errors stay with their request. */
-  private admitTogether(batch: Pending[]): Promise<Outcome[]> {
-    return this.options.ledger.inTransaction(async (client) => {
-      const outcomes: Outcome[] = [];
-      for (const p of batch) {
-        try {
-          const { job, created } = await this.options.ledger.admit(p.request, client);
-          outcomes.push({ ok: true, job, created });
-        } catch (error) {
-          // A statement error aborts the transaction: let inTransaction roll back.
-          if (error instanceof pg.DatabaseError || (error as { code?: string }).code === 'DATABASE_UNAVAILABLE') throw error;
-          outcomes.push({ ok: false, error });
-        }
-      }
-      return outcomes;
-    });
-  }
-
-  /** Adds the new jobs' first deliveries concurrently, then records them in one transaction. Returns the delivered job ids. */
-  private async deliverTogether(jobs: Array<{ job: Job; log: FastifyBaseLogger }>): Promise<Set<string>> {
+  /** First deliveries of the new jobs, best effort within the enqueue timeout; returns the job ids delivered. */
+  private async deliverTogether(jobs: Array<{ jobId: string; deliveries: number }>, log: FastifyBaseLogger): Promise<Set<string>> {
     if (jobs.length === 0) return new Set();
-    const marks: Mark[] = [];
-    // deliver() adds to the queue, then calls markEnqueued: collect those calls to write them together.
-    const recorder = {
-      markEnqueued: async (jobId: string, deliveries: number, deliveryId: string) => {
-        marks.push({ jobId, deliveries, deliveryId });
-        return true;
-      },
-    } as unknown as Ledger;
-    const { queue, enqueueTimeoutMs } = this.options;
-    await withTimeout(Promise.allSettled(jobs.map(({ job }) => deliver(queue, recorder, { jobId: job.jobId, deliveries: job.deliveries }))), enqueueTimeoutMs);
-    const done = new Set(marks.map((m) => m.jobId));
-    // A late add (after the timeout) is not recorded here; the reconciler records it when it redelivers.
-    if (done.size < jobs.length) jobs[0]?.log.warn({ missed: jobs.length - done.size }, 'queue add failed or timed out; the reconciler will deliver');
-    const recorded = [...marks];
-    if (recorded.length > 0) {
-      await this.options.ledger
-        .inTransaction(async (client) => {
-          const tx = ledgerOn(client);
-          for (const m of recorded) await tx.markEnqueued(m.jobId, m.deliveries, m.deliveryId);
-        })
-        .catch((err: Error) => jobs[0]?.log.warn({ err: err.message }, 'recording deliveries failed; the reconciler will redeliver'));
+    const { queue, ledger, enqueueTimeoutMs } = this.options;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<string[]>((resolve) => {
+      timer = setTimeout(() => resolve([]), enqueueTimeoutMs);
+    });
+    const delivered = deliverMany(queue, ledger, jobs).catch((err: Error) => {
+      log.warn({ err: err.message, jobs: jobs.length }, 'queue add failed; the reconciler will deliver');
+      return [] as string[];
+    });
+    try {
+      const done = await Promise.race([delivered, timeout]);
+      if (done.length < jobs.length) log.warn({ missed: jobs.length - done.length }, 'some deliveries not recorded in time; the reconciler will deliver them');
+      return new Set(done);
+    } finally {
+      clearTimeout(timer);
     }
-    return done;
   }
-}
-
-async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

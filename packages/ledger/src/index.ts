@@ -1,5 +1,18 @@
 export { admitInTransaction } from './admit-in-transaction';
+export { chaosAudit, type OrphanCount } from './chaos-audit';
+export {
+  AesGcmPayloadCodec,
+  type EncryptionKey,
+  isSealedEnvelope,
+  type PayloadCodec,
+  parseEncryptionKeys,
+  type SealedEnvelope,
+  sealContext,
+} from './crypto';
+export { isFullySealed, readStoredPayloads, type StoredPayloads } from './crypto-audit';
+export { DashboardReads, type EventBucket, type RecoveryBucket, type TimeWindow } from './dashboard-reads';
 export { checkSchemaName, createPool, type PoolOptions, type Queryable } from './db';
+export { countThreadCheckpoints, serverVersion } from './diagnostics';
 export { type EmbeddedDatabase, type EmbeddedOptions, freePort, isPortOpen, startEmbeddedPostgres } from './embedded';
 export {
   IdempotencyConflictError,
@@ -16,5 +29,9 @@ export { type Fence, FencedPostgresSaver } from './fenced-saver';
 export { canonicalJson, requestHash } from './fingerprint';
 export { Ledger, type LedgerOptions } from './ledger';
 export { listMigrations, type MigrateOptions, migrate, schemaVersion } from './migrate';
+export { connectionStringPassword, createRedactor, REDACTED, type Redactor, redactConnectionStrings, SENSITIVE_FIELDS } from './redaction';
+export { pruneFinishedThreads, type RetentionOptions, type RetentionReport } from './retention';
 export { ALL_STATUSES, canTransition, isTerminal, JobStatus, LEASED_STATUSES, TERMINAL_STATUSES, TRANSITIONS } from './states';
+export { readTraceContext, recordTraceContext } from './trace-context';
 export type * from './types';
+export { listWorkers, type WorkerInfo } from './workers';

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { type AdmissionRow, admissionParams, admissionRow } from './admission';
+import { type PayloadCodec, sealContext } from './crypto';
 import { type Queryable, wrapDbError } from './db';
-import { IdempotencyConflictError, InvalidTransitionError, LeaseLostError, NotFoundError, ThreadBusyError } from './errors';
-import { requestHash } from './fingerprint';
+import { IdempotencyConflictError, InvalidTransitionError, LeaseLostError, LedgerError, NotFoundError, ThreadBusyError } from './errors';
 import { toEffect, toEvent, toJob } from './rows';
 import { sql } from './sql';
 import { type JobStatus, TERMINAL_STATUSES } from './states';
@@ -11,6 +11,11 @@ import type { AdmitRequest, AdmitResult, ClaimResult, Effect, Job, JobEvent, Lis
 export interface LedgerOptions {
   /** Lease length judged by the database clock. Default 6000 ms. */
   leaseTtlMs?: number;
+  /**
+   * Encryption at rest of job input, job result and effect results (AesGcmPayloadCodec from
+   * RUNLEDGER_ENCRYPTION_KEY): sealed on write, opened on read. Default none: stored as plain jsonb.
+   */
+  crypto?: PayloadCodec;
 }
 
 /** The fields of `end_attempt.sql` a verb sets; the rest stay null. */
@@ -25,6 +30,23 @@ interface EndAttempt {
   runAfterMs?: number;
 }
 
+/** Statements prepared once per connection (all on the hot path, none with optional filters). */
+const PREPARED = new Set([
+  'admit_jobs',
+  'mark_enqueued',
+  'claim_lease',
+  'heartbeat',
+  'append_event',
+  'record_checkpoint',
+  'check_fence',
+  'end_attempt',
+  'get_job',
+  'find_effect',
+  'record_effect_intent',
+  'settle_effect',
+  'list_pending_effects',
+]);
+
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 
 /**
@@ -33,17 +55,31 @@ const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
  */
 export class Ledger {
   readonly leaseTtlMs: number;
+  private readonly crypto: PayloadCodec | undefined;
 
   constructor(
     readonly pool: pg.Pool,
     options: LedgerOptions = {},
   ) {
     this.leaseTtlMs = options.leaseTtlMs ?? 6_000;
+    this.crypto = options.crypto;
+  }
+
+  /** The stored form of a payload column: sealed when a codec is set; undefined stays undefined (SQL NULL, "unchanged"). */
+  private seal(value: unknown, context: string): unknown {
+    return value === undefined || !this.crypto ? value : this.crypto.seal(value, context);
+  }
+
+  /** The admission row with its input sealed; its fingerprint was computed on the plaintext. */
+  private sealInput(row: AdmissionRow): AdmissionRow {
+    return { ...row, input: this.seal(row.input, sealContext.jobInput(row.jobId)) };
   }
 
   private async q(name: string, values: unknown[], db: Queryable = this.pool): Promise<pg.QueryResult> {
     try {
-      return await db.query(sql(name), values);
+      // Hot-path writes run as named statements: parsing and planning them was over half of
+      // their server CPU (bench/admit-cost.ts). Reads with optional filters stay unnamed.
+      return await (db as pg.Pool).query({ name: PREPARED.has(name) ? `runledger_${name}` : undefined, text: sql(name), values });
     } catch (err) {
       throw wrapDbError(err);
     }
@@ -74,64 +110,77 @@ export class Ledger {
   }
 
   private async admitWith(req: AdmitRequest, db: Queryable): Promise<AdmitResult> {
-    const tenant = req.tenant ?? 'default';
-    const hash = requestHash({
-      graph: req.graph,
-      input: req.input,
-      threadId: req.threadId,
-      metadata: req.metadata,
-      multitask: req.multitask,
-      maxAttempts: req.maxAttempts,
-      timeoutMs: req.timeoutMs,
-    });
-    const jobId = randomUUID();
-    const threadId = req.threadId ?? jobId;
-    if (req.multitask === 'reject') await this.q('lock_thread', [threadId], db);
-    if (req.idempotencyKey) {
-      const existing = await this.sameRequest(tenant, req.idempotencyKey, hash, db);
-      if (existing) return { job: existing, created: false };
-    }
+    const row = admissionRow(req);
     if (req.multitask === 'reject') {
-      const open = await this.q('find_open_job_of_thread', [threadId], db);
-      if (open.rows[0]) throw new ThreadBusyError(threadId, open.rows[0].job_id);
+      await this.q('lock_thread', [row.threadId], db);
+      if (row.idempotencyKey) {
+        const existing = await this.sameRequest(row.tenant, row.idempotencyKey, row.hash, db);
+        if (existing) return { job: existing, created: false };
+      }
+      const open = await this.q('find_open_job_of_thread', [row.threadId], db);
+      if (open.rows[0]) throw new ThreadBusyError(row.threadId, open.rows[0].job_id);
     }
-    const values = [
-      jobId,
-      tenant,
-      req.idempotencyKey ?? null,
-      hash,
-      req.graph,
-      threadId,
-      json(req.input ?? null),
-      json(req.metadata ?? {}),
-      req.maxAttempts ?? 3,
-      req.timeoutMs ?? null,
-    ];
-    const inserted = await this.q('admit_job', values, db);
-    if (inserted.rows[0]) return { job: toJob(inserted.rows[0]), created: true };
-    // The key was taken by a concurrent admission that committed first.
-    const existing = await this.sameRequest(tenant, req.idempotencyKey as string, hash, db);
-    if (!existing) throw new Error(`Idempotency key ${req.idempotencyKey} conflicted but no job holds it; retry the admission.`);
+    // Insert first: a fresh key (the common case) costs one round trip.
+    const inserted = (await this.q('admit_jobs', admissionParams([this.sealInput(row)], json), db)).rows[0];
+    if (inserted) return { job: toJob(inserted, this.crypto), created: true };
+    // The key is taken: the same request is the same job, another request a conflict.
+    const existing = await this.sameRequest(row.tenant, row.idempotencyKey as string, row.hash, db);
+    if (!existing) throw new Error(`Idempotency key ${row.idempotencyKey} conflicted but no job holds it; retry the admission.`);
     return { job: existing, created: false };
+  }
+
+  /**
+   * Group commit: admits many requests with one statement. Requests whose key is taken and
+   * `multitask: "reject"` requests fall back to `admit` one by one. Results keep the order of
+   * `requests`; a request's own error (conflict, busy thread) is returned, not thrown.
+   */
+  async admitMany(requests: readonly AdmitRequest[]): Promise<Array<AdmitResult | { error: unknown }>> {
+    const rows = requests.map(admissionRow);
+    const batch = rows.filter((_, i) => requests[i]?.multitask !== 'reject');
+    const inserted = new Map<string, Job>();
+    try {
+      const params = admissionParams(
+        batch.map((b) => this.sealInput(b)),
+        json,
+      );
+      if (batch.length > 0) for (const r of (await this.q('admit_jobs', params)).rows) inserted.set(r.job_id, toJob(r, this.crypto));
+    } catch (err) {
+      // A row PostgreSQL refuses fails the whole statement: admit one by one so it fails alone.
+      if (err instanceof LedgerError) throw err;
+    }
+    // The rest one by one, in arrival order, so a busy thread or a taken key goes to the first comer.
+    const results: Array<AdmitResult | { error: unknown }> = [];
+    for (const [i, req] of requests.entries()) {
+      const job = inserted.get((rows[i] as AdmissionRow).jobId);
+      results.push(job ? { job, created: true } : await this.admit(req).catch((error: unknown) => ({ error })));
+    }
+    return results;
   }
 
   private async sameRequest(tenant: string, key: string, hash: string, db: Queryable): Promise<Job | undefined> {
     const row = (await this.q('find_by_idempotency_key', [tenant, key], db)).rows[0];
     if (!row) return undefined;
     if (row.request_hash !== hash) throw new IdempotencyConflictError(key, row.job_id);
-    return toJob(row);
+    return toJob(row, this.crypto);
   }
 
   /** Records that delivery `deliveryId` was queued. Returns false when another caller recorded delivery number `deliveries + 1` first. */
   async markEnqueued(jobId: string, deliveries: number, deliveryId: string): Promise<boolean> {
-    return (await this.q('mark_enqueued', [jobId, deliveries, deliveryId])).rowCount === 1;
+    return (await this.markEnqueuedMany([{ jobId, deliveries, deliveryId }])).length === 1;
+  }
+
+  /** markEnqueued for many jobs in one statement; returns the job ids this caller recorded. */
+  async markEnqueuedMany(marks: ReadonlyArray<{ jobId: string; deliveries: number; deliveryId: string }>, db: Queryable = this.pool): Promise<string[]> {
+    if (marks.length === 0) return [];
+    const r = await this.q('mark_enqueued', [marks.map((m) => m.jobId), marks.map((m) => m.deliveries), marks.map((m) => m.deliveryId)], db);
+    return r.rows.map((x) => x.job_id as string);
   }
 
   /** Takes the lease with a new fencing token, or explains why not. */
   async claim(jobId: string, workerId: string, ttlMs = this.leaseTtlMs): Promise<ClaimResult> {
     try {
       const row = (await this.q('claim_lease', [jobId, workerId, ttlMs])).rows[0];
-      if (row) return { ok: true, job: toJob(row), previousStatus: row.previous_status, previousReason: row.previous_reason };
+      if (row) return { ok: true, job: toJob(row, this.crypto), previousStatus: row.previous_status, previousReason: row.previous_reason };
     } catch (err) {
       // Two jobs of one thread claimed at once: the partial unique index lets one win.
       if ((err as { code?: string }).code === '23505') return { ok: false, reason: 'thread_busy' };
@@ -176,7 +225,7 @@ export class Ledger {
       e.status,
       e.event,
       json(e.detail ?? {}),
-      json(e.result),
+      json(this.seal(e.result, sealContext.jobResult(jobId))),
       json(e.error),
       json(e.interrupt),
       e.reason ?? null,
@@ -240,12 +289,12 @@ export class Ledger {
       event,
       json(extra.detail ?? {}),
       json(extra.resume),
-      json(extra.result),
+      json(this.seal(extra.result, sealContext.jobResult(jobId))),
       json(extra.error),
       extra.reason ?? null,
     ];
     const row = (await this.q('operator_transition', values, db)).rows[0];
-    if (row) return toJob(row);
+    if (row) return toJob(row, this.crypto);
     const current = await this.get(jobId, tenant);
     throw new InvalidTransitionError(jobId, current.status, action);
   }
@@ -307,14 +356,14 @@ export class Ledger {
   async get(jobId: string, tenant?: string): Promise<Job> {
     const row = (await this.q('get_job', [jobId, tenant ?? null])).rows[0];
     if (!row) throw new NotFoundError(jobId);
-    return toJob(row);
+    return toJob(row, this.crypto);
   }
 
   /** Newest first; pass `nextCursor` back as `cursor` for the next page. */
   async list(filter: ListFilter = {}): Promise<{ jobs: Job[]; nextCursor: string | null }> {
     const limit = Math.min(Math.max(filter.limit ?? 50, 1), 500);
     const values = [filter.tenant ?? null, filter.status ?? null, filter.graph ?? null, filter.threadId ?? null, filter.cursor ?? null, limit];
-    const jobs = (await this.q('list_jobs', values)).rows.map(toJob);
+    const jobs = (await this.q('list_jobs', values)).rows.map((r) => toJob(r, this.crypto));
     const last = jobs[jobs.length - 1];
     return { jobs, nextCursor: jobs.length === limit && last ? String(last.seq) : null };
   }
@@ -324,7 +373,7 @@ export class Ledger {
   }
 
   async effects(jobId: string): Promise<Effect[]> {
-    return (await this.q('list_effects', [jobId])).rows.map(toEffect);
+    return (await this.q('list_effects', [jobId])).rows.map((r) => toEffect(r, this.crypto));
   }
 
   async countByStatus(tenant?: string): Promise<Record<string, number>> {
@@ -339,24 +388,24 @@ export class Ledger {
 
   async findEffect(jobId: string, effectKey: string): Promise<Effect | undefined> {
     const row = (await this.q('find_effect', [jobId, effectKey])).rows[0];
-    return row ? toEffect(row) : undefined;
+    return row ? toEffect(row, this.crypto) : undefined;
   }
 
   /** Fenced intent row (pending) right before the provider call; counts an attempt when repeated. */
   async recordEffectIntent(jobId: string, token: number, effectKey: string, name: string, idempotencyKey: string): Promise<Effect> {
     const row = (await this.q('record_effect_intent', [jobId, token, effectKey, name, idempotencyKey])).rows[0];
     if (!row) throw new LeaseLostError(jobId, token, `effect intent ${effectKey}`);
-    return toEffect(row);
+    return toEffect(row, this.crypto);
   }
 
   /** Fenced answer from the provider: committed with its result, or failed with its error. */
   async settleEffect(jobId: string, token: number, effectKey: string, outcome: { result: unknown } | { error: unknown }): Promise<Effect> {
     const values =
       'result' in outcome
-        ? [jobId, token, effectKey, 'committed', json(outcome.result ?? null), null]
+        ? [jobId, token, effectKey, 'committed', json(this.seal(outcome.result ?? null, sealContext.effectResult(jobId, effectKey))), null]
         : [jobId, token, effectKey, 'failed', null, json(outcome.error)];
     const row = (await this.q('settle_effect', values)).rows[0];
     if (!row) throw new LeaseLostError(jobId, token, `effect ${effectKey}`);
-    return toEffect(row);
+    return toEffect(row, this.crypto);
   }
 }

@@ -1,10 +1,15 @@
+import { type PayloadCodec, sealContext } from './crypto';
 import type { Effect, Job, JobEvent } from './types';
 
 type Row = Record<string, unknown>;
 
 const num = (v: unknown): number => Number(v);
 
-export function toJob(r: Row): Job {
+/** The plaintext of a payload column: opened with `codec` when one is given, else as stored. */
+const open = (codec: PayloadCodec | undefined, stored: unknown, context: string): unknown => (codec ? codec.open(stored, context) : stored);
+
+/** Maps a `jobs` row; `codec` opens the sealed input and result. */
+export function toJob(r: Row, codec?: PayloadCodec): Job {
   return {
     jobId: r.job_id as string,
     seq: num(r.seq),
@@ -12,7 +17,7 @@ export function toJob(r: Row): Job {
     idempotencyKey: (r.idempotency_key as string | null) ?? null,
     graph: r.graph as string,
     threadId: r.thread_id as string,
-    input: r.input,
+    input: open(codec, r.input, sealContext.jobInput(r.job_id as string)),
     metadata: (r.metadata as Record<string, unknown>) ?? {},
     status: r.status as Job['status'],
     attempt: num(r.attempt),
@@ -24,7 +29,7 @@ export function toJob(r: Row): Job {
     runAfter: (r.run_after as Date | null) ?? null,
     resumeValue: r.resume_value ?? null,
     recoveryReason: (r.recovery_reason as string | null) ?? null,
-    result: r.result ?? null,
+    result: open(codec, r.result ?? null, sealContext.jobResult(r.job_id as string)),
     error: r.error ?? null,
     interrupt: r.interrupt ?? null,
     deliveries: num(r.deliveries),
@@ -51,7 +56,8 @@ export function toEvent(r: Row): JobEvent {
   };
 }
 
-export function toEffect(r: Row): Effect {
+/** Maps an `effects` row; `codec` opens the sealed result. */
+export function toEffect(r: Row, codec?: PayloadCodec): Effect {
   return {
     jobId: r.job_id as string,
     effectKey: r.effect_key as string,
@@ -60,7 +66,7 @@ export function toEffect(r: Row): Effect {
     idempotencyKey: r.idempotency_key as string,
     attempts: num(r.attempts),
     fencingToken: num(r.fencing_token),
-    result: r.result ?? null,
+    result: open(codec, r.result ?? null, sealContext.effectResult(r.job_id as string, r.effect_key as string)),
     error: r.error ?? null,
     createdAt: r.created_at as Date,
     updatedAt: r.updated_at as Date,

@@ -13,13 +13,15 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-type Query = (text: string, values?: unknown[]) => Promise<unknown>;
+type Query = (text: string | { text: string }, values?: unknown[]) => Promise<unknown>;
 
 /** A pool whose queries (direct or on a checked-out client) run `before` ahead of any statement matching `marker`. */
 function hookedPool(pool: pg.Pool, marker: string, before: () => Promise<void>): pg.Pool {
   const hook = (query: Query): Query => {
     return async (text, values) => {
-      if (typeof text === 'string' && text.includes(marker)) await before();
+      // The ledger sends hot-path statements as named query objects, the rest as plain text.
+      const sqlText = typeof text === 'string' ? text : text.text;
+      if (sqlText.includes(marker)) await before();
       return query(text, values);
     };
   };

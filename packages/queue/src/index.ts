@@ -1,6 +1,9 @@
-import type { Ledger } from '@runledger/ledger';
 import { type ConnectionOptions, createPostgresBackend, type Processor, Queue, Worker, type WorkerOptions, withBackend } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { DeliveryData } from './delivery';
+
+export { type DeliveryData, deliver, deliverMany, deliveryId, isQueued } from './delivery';
+export { Reconciler, type ReconcilerOptions, type SweepReport } from './reconciler';
 
 /** The one BullMQ queue every Runledger job reference goes through. */
 export const QUEUE_NAME = 'runledger';
@@ -14,16 +17,6 @@ export interface QueueConfig {
   schema?: string;
   /** Redis key prefix (DESIGN: hash-tag it for Redis Cluster, e.g. `{runledger}`). Default `runledger`. */
   prefix?: string;
-}
-
-/** The message a delivery carries: a reference, never the payload. */
-export interface DeliveryData {
-  jobId: string;
-}
-
-/** BullMQ job id of a job's n-th delivery: the job id, then `<jobId>-d<n>` (no `:`, never all digits). */
-export function deliveryId(jobId: string, n: number): string {
-  return n === 0 ? jobId : `${jobId}-d${n}`;
 }
 
 function pgConnection(config: QueueConfig) {
@@ -66,26 +59,4 @@ export function openWorker(config: QueueConfig, processor: Processor<DeliveryDat
     prefix: config.prefix ?? 'runledger',
     connection: redisConnection(config, true) as unknown as ConnectionOptions,
   });
-}
-
-const DEFAULT_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 1000, attempts: 1 } as const;
-
-/**
- * Adds delivery number `deliveries` of a job (optionally delayed) and records it in the ledger.
- * A duplicate delivery is harmless: its claim is refused. Returns the delivery id.
- */
-export async function deliver(queue: Queue<DeliveryData>, ledger: Ledger, job: { jobId: string; deliveries: number }, delayMs = 0): Promise<string> {
-  const id = deliveryId(job.jobId, job.deliveries);
-  await queue.add('run', { jobId: job.jobId }, { ...DEFAULT_JOB_OPTIONS, jobId: id, delay: delayMs > 0 ? delayMs : undefined });
-  await ledger.markEnqueued(job.jobId, job.deliveries, id);
-  return id;
-}
-
-/** States in which a delivery is still on its way to a worker. */
-const QUEUED_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
-
-/** True when the job's last delivery still sits in the queue (so the reconciler need not add another). */
-export async function isQueued(queue: Queue<DeliveryData>, id: string | null): Promise<boolean> {
-  if (!id) return false;
-  return QUEUED_STATES.has(await queue.getJobState(id));
 }

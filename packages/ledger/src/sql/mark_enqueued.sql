@@ -1,14 +1,19 @@
 -- mark_enqueued.sql
--- Records that a delivery was handed to the queue. The `deliveries` compare-and-set makes
--- concurrent reconcilers agree: only the one that moved the counter writes the event.
--- Params: $1 job_id, $2 deliveries seen by the caller, $3 delivery id
--- Returns: one row when this caller recorded the delivery.
-WITH upd AS (
-  UPDATE jobs SET enqueued_at = now(), deliveries = deliveries + 1, delivery_id = $3, updated_at = now()
-   WHERE job_id = $1 AND deliveries = $2
-  RETURNING job_id, attempt, fencing_token
+-- Records that deliveries were handed to the queue, many jobs in one statement. The
+-- `deliveries` compare-and-set makes concurrent reconcilers agree: only the caller that moved
+-- a job's counter writes its `enqueued` event.
+-- Params: $1 job_ids (text[]), $2 deliveries seen by the caller (int[]), $3 delivery ids (text[])
+-- Returns: the job ids this caller recorded.
+WITH m AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) AS m(job_id, deliveries, delivery_id)
+), upd AS (
+  UPDATE jobs j
+     SET enqueued_at = now(), deliveries = j.deliveries + 1, delivery_id = m.delivery_id, updated_at = now()
+    FROM m
+   WHERE j.job_id = m.job_id AND j.deliveries = m.deliveries
+  RETURNING j.job_id, j.attempt, j.fencing_token, m.delivery_id
 ), ev AS (
   INSERT INTO job_events (job_id, type, attempt, fencing_token, detail)
-  SELECT job_id, 'enqueued', attempt, fencing_token, jsonb_build_object('deliveryId', $3::text) FROM upd
+  SELECT job_id, 'enqueued', attempt, fencing_token, jsonb_build_object('deliveryId', delivery_id) FROM upd
 )
 SELECT job_id FROM upd;

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { requestHash } from './fingerprint';
+import type { AdmitRequest } from './types';
+
+/** One row of `admit_jobs.sql`, computed from a request. */
+export interface AdmissionRow {
+  jobId: string;
+  tenant: string;
+  idempotencyKey: string | null;
+  hash: string;
+  graph: string;
+  threadId: string;
+  input: unknown;
+  metadata: Record<string, unknown>;
+  maxAttempts: number;
+  timeoutMs: number | null;
+}
+
+/** The row for a request: a new job id, the thread (default: the job id) and the request fingerprint. */
+export function admissionRow(req: AdmitRequest): AdmissionRow {
+  const jobId = randomUUID();
+  const { graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs } = req;
+  return {
+    jobId,
+    tenant: req.tenant ?? 'default',
+    idempotencyKey: req.idempotencyKey ?? null,
+    // The fingerprint covers everything that changes what runs, in plaintext.
+    hash: requestHash({ graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs }),
+    graph,
+    threadId: threadId ?? jobId,
+    input: input ?? null,
+    metadata: metadata ?? {},
+    maxAttempts: maxAttempts ?? 3,
+    timeoutMs: timeoutMs ?? null,
+  };
+}
+
+/** `admit_jobs.sql` parameters: one array per column. `encode` turns a jsonb value into its stored text. */
+export function admissionParams(rows: readonly AdmissionRow[], encode: (v: unknown) => string | null): unknown[] {
+  return [
+    rows.map((r) => r.jobId),
+    rows.map((r) => r.tenant),
+    rows.map((r) => r.idempotencyKey),
+    rows.map((r) => r.hash),
+    rows.map((r) => r.graph),
+    rows.map((r) => r.threadId),
+    rows.map((r) => encode(r.input)),
+    rows.map((r) => encode(r.metadata)),
+    rows.map((r) => r.maxAttempts),
+    rows.map((r) => r.timeoutMs),
+  ];
+}

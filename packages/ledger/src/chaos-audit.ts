@@ -1,0 +1,29 @@
+import { type Queryable, wrapDbError } from './db';
+import { sql } from './sql';
+
+/** Rows that should not exist: work recorded for jobs the ledger never admitted. */
+export interface OrphanCount {
+  count: number;
+  /** Up to five of the job or thread ids, for the report. */
+  sample: string[];
+}
+
+async function orphans(db: Queryable, statement: string): Promise<OrphanCount> {
+  try {
+    const row = (await db.query(sql(statement))).rows[0];
+    return { count: Number(row?.count ?? 0), sample: (row?.sample as string[] | null) ?? [] };
+  } catch (err) {
+    throw wrapDbError(err);
+  }
+}
+
+/**
+ * Aggregate reads for the chaos harness's audit (DESIGN §9 invariant 2: no job runs that was
+ * not admitted). Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
+ */
+export const chaosAudit = {
+  /** Demo-provider bookings whose job id is not in `jobs`. */
+  orphanBookings: (db: Queryable) => orphans(db, 'count_orphan_bookings'),
+  /** Checkpoint threads (checkpoints or pending writes) that no job in `jobs` names. */
+  orphanCheckpointThreads: (db: Queryable) => orphans(db, 'count_orphan_checkpoint_threads'),
+};

@@ -1,0 +1,30 @@
+import { isSealedEnvelope } from './crypto';
+import { type Queryable, wrapDbError } from './db';
+import { sql } from './sql';
+
+/** A job's payload columns as PostgreSQL holds them: sealed envelopes when encryption is on. */
+export interface StoredPayloads {
+  input: unknown;
+  result: unknown;
+  effects: Array<{ effectKey: string; result: unknown }>;
+}
+
+/**
+ * Reads a job's input, result and effect results without decrypting them, to check encryption at
+ * rest (`isSealedEnvelope` tells a sealed value). Returns undefined when the job does not exist;
+ * throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
+ */
+export async function readStoredPayloads(db: Queryable, jobId: string): Promise<StoredPayloads | undefined> {
+  try {
+    const row = (await db.query(sql('read_stored_payloads'), [jobId])).rows[0];
+    return row ? { input: row.input, result: row.result, effects: row.effects } : undefined;
+  } catch (err) {
+    throw wrapDbError(err);
+  }
+}
+
+/** True when every non-null payload of `stored` is a sealed envelope. */
+export function isFullySealed(stored: StoredPayloads): boolean {
+  const values = [stored.input, stored.result, ...stored.effects.map((e) => e.result)].filter((v) => v !== null);
+  return values.every(isSealedEnvelope);
+}

@@ -1,0 +1,28 @@
+import { type Queryable, wrapDbError } from './db';
+import { sql } from './sql';
+
+/**
+ * The server's version (`{ version: '16.4', versionNum: 160004 }`), for `runledger doctor`.
+ * Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
+ */
+export async function serverVersion(db: Queryable): Promise<{ version: string; versionNum: number }> {
+  try {
+    const row = (await db.query(sql('server_version'))).rows[0];
+    return { version: String(row?.version), versionNum: Number(row?.version_num) };
+  } catch (err) {
+    throw wrapDbError(err);
+  }
+}
+
+/**
+ * How many checkpoints LangGraph holds for `threadId` (root namespace) in the ledger's schema.
+ * Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached, and the driver's
+ * error when the checkpoint tables are missing (run the migrations).
+ */
+export async function countThreadCheckpoints(db: Queryable, threadId: string): Promise<number> {
+  try {
+    return Number((await db.query(sql('count_thread_checkpoints'), [threadId])).rows[0]?.count ?? 0);
+  } catch (err) {
+    throw wrapDbError(err);
+  }
+}

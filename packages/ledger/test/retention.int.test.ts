@@ -1,0 +1,85 @@
+// Retention: pruneFinishedThreads removes checkpoints, blobs, writes and events only of threads
+// whose every job is terminal and older than the cutoff, keeps every job row, and reports counts.
+import { Annotation, START, StateGraph } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestDb, testDb } from '../../../test/support/db';
+import { type JobStatus, pruneFinishedThreads } from '../src/index';
+import { jobIn } from './support/jobs';
+
+let db: TestDb;
+let saver: PostgresSaver;
+beforeAll(async () => {
+  db = await testDb('retention');
+  saver = new PostgresSaver(db.ledger.pool, undefined, { schema: db.schema });
+});
+afterAll(() => db.close());
+
+const State = Annotation.Root({ n: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }) });
+/** Writes real LangGraph checkpoints, blobs and pending writes for `threadId`. */
+async function runGraph(threadId: string): Promise<void> {
+  const graph = new StateGraph(State)
+    .addNode('a', (s) => ({ n: s.n + 1 }))
+    .addEdge(START, 'a')
+    .compile({ checkpointer: saver });
+  await graph.invoke({ n: 1 }, { configurable: { thread_id: threadId }, durability: 'sync' });
+}
+
+/** A job of `threadId` in `status`, finished `daysAgo` days ago when terminal, with checkpoints on its thread. */
+async function job(threadId: string, status: JobStatus, daysAgo = 0): Promise<string> {
+  const { job } = await jobIn(db.ledger, status, { threadId });
+  await runGraph(threadId);
+  if (daysAgo > 0) await db.ledger.pool.query(`UPDATE jobs SET completed_at = now() - make_interval(days => $2) WHERE job_id = $1`, [job.jobId, daysAgo]);
+  return job.jobId;
+}
+
+const counts = async (threadId: string) => {
+  const q = (text: string) => db.ledger.pool.query(text, [threadId]).then((r) => Number(r.rows[0].count));
+  return {
+    checkpoints: await q('SELECT count(*) FROM checkpoints WHERE thread_id = $1'),
+    blobs: await q('SELECT count(*) FROM checkpoint_blobs WHERE thread_id = $1'),
+    writes: await q('SELECT count(*) FROM checkpoint_writes WHERE thread_id = $1'),
+    events: await q('SELECT count(*) FROM job_events e JOIN jobs j USING (job_id) WHERE j.thread_id = $1'),
+    jobs: await q('SELECT count(*) FROM jobs WHERE thread_id = $1'),
+  };
+};
+
+describe('pruneFinishedThreads', () => {
+  it('prunes only threads whose every job is terminal and old, keeping job rows and reporting counts', async () => {
+    const old = [await job('t-old', 'completed', 10), await job('t-old', 'failed', 9), await job('t-old', 'cancelled', 12)];
+    await job('t-open', 'completed', 10);
+    await job('t-open', 'manual_reconcile');
+    await job('t-recent', 'completed', 10);
+    await job('t-recent', 'completed', 1);
+    await job('t-running', 'completed', 10);
+    await job('t-running', 'running');
+    const before = await counts('t-old');
+    expect(before.checkpoints).toBeGreaterThan(0);
+    expect(before.blobs).toBeGreaterThan(0);
+    expect(before.writes).toBeGreaterThan(0);
+    const untouched = { open: await counts('t-open'), recent: await counts('t-recent'), running: await counts('t-running') };
+
+    const report = await pruneFinishedThreads(db.ledger.pool, { olderThanDays: 7, batchSize: 2 });
+
+    expect(report).toEqual({
+      threads: 1,
+      jobs: 3,
+      checkpoints: before.checkpoints,
+      checkpointBlobs: before.blobs,
+      checkpointWrites: before.writes,
+      jobEvents: before.events,
+      complete: true,
+    });
+    expect(await counts('t-old')).toEqual({ checkpoints: 0, blobs: 0, writes: 0, events: 0, jobs: 3 });
+    expect(await Promise.all(old.map(async (id) => (await db.ledger.get(id)).status))).toEqual(['completed', 'failed', 'cancelled']);
+    const pruned = await db.ledger.pool.query('SELECT count(*) FROM jobs WHERE thread_id = $1 AND pruned_at IS NOT NULL', ['t-old']);
+    expect(Number(pruned.rows[0].count)).toBe(3);
+    expect({ open: await counts('t-open'), recent: await counts('t-recent'), running: await counts('t-running') }).toEqual(untouched);
+  });
+
+  it('removes nothing on a second pass and refuses a non-positive age', async () => {
+    const again = await pruneFinishedThreads(db.ledger.pool, { olderThanDays: 7 });
+    expect(again).toMatchObject({ threads: 0, jobs: 0, checkpoints: 0, jobEvents: 0, complete: true });
+    await expect(pruneFinishedThreads(db.ledger.pool, { olderThanDays: 0 })).rejects.toThrow(RangeError);
+  });
+});
