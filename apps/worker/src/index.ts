@@ -1,6 +1,6 @@
+export { Reconciler, type SweepReport } from '@runledger/queue';
 export { parseWorkerEnv, type WorkerEnv } from './config';
 export { type DeliveryOutcome, executeDelivery, redeliver } from './execute';
 export { LeaseKeeper } from './lease-keeper';
-export { Reconciler, type SweepReport } from './reconciler';
 export { type Decision, decide } from './recovery';
 export { RunledgerWorker, type WorkerOptions } from './runledger-worker';

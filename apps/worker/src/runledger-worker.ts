@@ -1,12 +1,11 @@
 import type { RunControl } from '@langchain/langgraph';
 import type { Ledger } from '@runledger/ledger';
-import { openQueue, openWorker, type QueueConfig } from '@runledger/queue';
+import { openQueue, openWorker, type QueueConfig, Reconciler } from '@runledger/queue';
 import type { GraphRegistry } from '@runledger/runtime';
 import { type Job as BullJob, DelayedError } from 'bullmq';
 import { type DeliveryOutcome, type ExecuteDeps, executeDelivery } from './execute';
 import { LeaseKeeper } from './lease-keeper';
 import { RunAbort } from './outcome';
-import { Reconciler } from './reconciler';
 
 export interface WorkerOptions {
   ledger: Ledger;
@@ -28,8 +27,10 @@ export interface WorkerOptions {
   drainGraceMs?: number;
   log?: ExecuteDeps['log'];
   crashAt?: string;
-  /** Called after every delivery (metrics, tests). */
-  onOutcome?: (jobId: string, outcome: DeliveryOutcome) => void;
+  /** Called after every delivery (metrics, tests), with when it became due in the queue, started and finished (ms since the epoch). */
+  onOutcome?: (jobId: string, outcome: DeliveryOutcome, timing: { queuedAt: number; startedAt: number; finishedAt: number }) => void;
+  /** Wraps every delivery (tracing, log context); must call `run` once and return its outcome. Default: just `run`. */
+  aroundDelivery?: (jobId: string, run: () => Promise<DeliveryOutcome>) => Promise<DeliveryOutcome>;
 }
 
 /** One worker process's moving parts: BullMQ consumer, lease keeper and reconciler. */
@@ -79,8 +80,11 @@ export class RunledgerWorker {
 
   private async process(bullJob: BullJob<{ jobId: string }>, token?: string): Promise<DeliveryOutcome> {
     const { jobId } = bullJob.data;
-    const outcome = await executeDelivery(this.deps, jobId);
-    this.options.onOutcome?.(jobId, outcome);
+    const startedAt = Date.now();
+    const run = () => executeDelivery(this.deps, jobId);
+    const outcome = await (this.options.aroundDelivery ? this.options.aroundDelivery(jobId, run) : run());
+    const queuedAt = bullJob.timestamp + (bullJob.opts.delay ?? 0);
+    this.options.onOutcome?.(jobId, outcome, { queuedAt, startedAt, finishedAt: Date.now() });
     if (outcome.outcome === 'refused' && outcome.retryInMs !== undefined && token) {
       // Thread busy or not yet due: wait in the queue, never beside the running job.
       await bullJob.moveToDelayed(Date.now() + outcome.retryInMs, token);

@@ -1,0 +1,67 @@
+import type { QueueConfig } from '@runledger/queue';
+import { z } from 'zod';
+import { CliError } from './cli-error';
+import { readRuntimeInfo, runledgerHome } from './runtime-file';
+
+const Env = z.object({
+  DATABASE_URL: z.string().optional(),
+  DB_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a plain lowercase identifier')
+    .default('public'),
+  REDIS_URL: z.string().optional(),
+  QUEUE_BACKEND: z.enum(['redis', 'postgres']).optional(),
+  QUEUE_PREFIX: z.string().min(1).default('runledger'),
+  RUNLEDGER_GRAPHS: z.string().optional(),
+  RUNLEDGER_ENCRYPTION_KEY: z.string().optional(),
+});
+
+/** Where the CLI finds the ledger and the queue. */
+export interface CliEnv {
+  /** Undefined when neither DATABASE_URL nor a running `npm start` names a database. */
+  databaseUrl: string | undefined;
+  schema: string;
+  queue: QueueConfig;
+  graphsModule: string | undefined;
+  /** RUNLEDGER_ENCRYPTION_KEY: the keys the producer and workers seal payloads with, so the CLI reads and writes them alike. */
+  encryptionKey: string | undefined;
+  /** Where the settings came from, for messages. */
+  source: 'environment' | 'npm start';
+}
+
+/**
+ * Reads DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX and RUNLEDGER_GRAPHS
+ * and RUNLEDGER_ENCRYPTION_KEY (empty = unset); flags override them. Without DATABASE_URL, the stack of a running `npm start`
+ * (its `runtime.json` in RUNLEDGER_HOME) is used. Throws a usage CliError naming a bad variable.
+ */
+export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: string; schema?: string }): CliEnv {
+  const parsed = Env.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
+  if (!parsed.success) {
+    throw new CliError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), 2);
+  }
+  const e = parsed.data;
+  const running = flags.databaseUrl || e.DATABASE_URL ? undefined : readRuntimeInfo(runledgerHome(env));
+  if (running) {
+    const schema = flags.schema ?? running.schema;
+    return {
+      databaseUrl: running.databaseUrl,
+      schema,
+      queue: { backend: running.queueBackend, redisUrl: running.redisUrl, databaseUrl: running.databaseUrl, schema, prefix: running.queuePrefix },
+      graphsModule: e.RUNLEDGER_GRAPHS,
+      encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,
+      source: 'npm start',
+    };
+  }
+  const databaseUrl = flags.databaseUrl ?? e.DATABASE_URL;
+  const schema = flags.schema ?? e.DB_SCHEMA;
+  const backend = e.QUEUE_BACKEND ?? (e.REDIS_URL ? 'redis' : 'postgres');
+  if (backend === 'redis' && !e.REDIS_URL) throw new CliError('QUEUE_BACKEND=redis needs REDIS_URL (e.g. redis://127.0.0.1:6379).', 2);
+  return {
+    databaseUrl,
+    schema,
+    queue: { backend, redisUrl: e.REDIS_URL, databaseUrl, schema, prefix: e.QUEUE_PREFIX },
+    graphsModule: e.RUNLEDGER_GRAPHS,
+    encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,
+    source: 'environment',
+  };
+}

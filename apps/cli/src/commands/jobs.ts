@@ -1,0 +1,83 @@
+import { ALL_STATUSES, countThreadCheckpoints, type Job, type JobStatus } from '@runledger/ledger';
+import { CliError } from '../cli-error';
+import type { CliContext } from '../context';
+import { ago, compact, offset, summarizeResult, table, when } from '../format';
+import { describeEvent } from '../progress';
+
+export interface ListOptions {
+  status?: string;
+  graph?: string;
+  threadId?: string;
+  limit?: number;
+  json?: boolean;
+}
+
+/** `runledger jobs`: the newest jobs as a table, filtered by status, graph or thread. */
+export async function listJobs(ctx: CliContext, o: ListOptions): Promise<void> {
+  if (o.status && !ALL_STATUSES.includes(o.status as JobStatus)) {
+    throw new CliError(`--status must be one of ${ALL_STATUSES.join(', ')}; got "${o.status}".`, 2);
+  }
+  const page = await ctx.ledger.list({ status: o.status as JobStatus | undefined, graph: o.graph, threadId: o.threadId, limit: o.limit ?? 20 });
+  if (o.json) {
+    ctx.print(JSON.stringify(page));
+    return;
+  }
+  if (page.jobs.length === 0) {
+    ctx.print('No jobs match. Submit one: npx runledger submit echo');
+    return;
+  }
+  const now = new Date();
+  const rows = page.jobs.map((j) => [j.jobId, j.graph, j.status, `${j.attempt}/${j.maxAttempts}`, ago(j.acceptedAt, now), j.leaseOwner ?? '-', j.threadId]);
+  ctx.print(table(['JOB', 'GRAPH', 'STATUS', 'ATTEMPT', 'ACCEPTED', 'LEASE OWNER', 'THREAD'], rows));
+  if (page.nextCursor) ctx.print(ctx.paint.dim(`(newest ${page.jobs.length} shown; raise --limit to see more)`));
+}
+
+function details(job: Job): Array<[string, string]> {
+  const rows: Array<[string, string]> = [
+    ['status', job.status],
+    ['graph', job.graph],
+    ['thread', job.threadId],
+    ['attempt', `${job.attempt} of ${job.maxAttempts}`],
+    ['fencing token', String(job.fencingToken)],
+    ['lease', job.leaseOwner ? `${job.leaseOwner} until ${when(job.leaseExpiresAt)}` : '-'],
+    ['deliveries', `${job.deliveries}${job.deliveryId ? ` (last ${job.deliveryId})` : ''}`],
+    ['accepted', when(job.acceptedAt)],
+    ['started', when(job.startedAt)],
+    ['first checkpoint', when(job.firstCheckpointAt)],
+    ['finished', when(job.completedAt)],
+    ['input', compact(job.input, 120)],
+  ];
+  if (job.idempotencyKey) rows.push(['idempotency key', job.idempotencyKey]);
+  if (job.recoveryReason) rows.push(['recovery reason', job.recoveryReason]);
+  if (job.result !== null && job.result !== undefined) rows.push(['result', summarizeResult(job.result, 200)]);
+  if (job.error !== null && job.error !== undefined) rows.push(['error', compact(job.error, 200)]);
+  if (job.interrupt !== null && job.interrupt !== undefined) rows.push(['waiting for', compact(job.interrupt, 200)]);
+  return rows;
+}
+
+/** `runledger job <id>`: the job's fields, timeline, effects and its thread's checkpoint count. */
+export async function showJob(ctx: CliContext, jobId: string, json = false): Promise<void> {
+  const { ledger, paint } = ctx;
+  const job = await ledger.get(jobId);
+  const [events, effects, checkpoints] = await Promise.all([ledger.events(jobId), ledger.effects(jobId), countThreadCheckpoints(ledger.pool, job.threadId)]);
+  if (json) {
+    ctx.print(JSON.stringify({ job, events, effects, checkpoints }));
+    return;
+  }
+  ctx.print(paint.bold(`Job ${job.jobId}`));
+  for (const [k, v] of details(job)) ctx.print(`  ${k.padEnd(17)} ${v}`);
+  ctx.print('', paint.bold(`Timeline (${events.length} events)`));
+  ctx.print(
+    table(
+      ['  AT', 'EVENT', 'ATTEMPT', 'TOKEN', 'WORKER', 'DETAIL'],
+      events.map((e) => [`  ${offset(e.at, job.acceptedAt)}`, e.type, String(e.attempt), String(e.fencingToken), e.workerId ?? '-', describeEvent(e)]),
+    ),
+  );
+  ctx.print('', paint.bold(`Effects (${effects.length})`));
+  if (effects.length === 0) ctx.print('  none');
+  else {
+    const rows = effects.map((e) => [`  ${e.name}`, e.status, String(e.attempts), compact(e.status === 'failed' ? e.error : e.result, 60), e.effectKey]);
+    ctx.print(table(['  NAME', 'STATUS', 'ATTEMPTS', 'RESULT', 'KEY'], rows));
+  }
+  ctx.print('', `${paint.bold('Checkpoints')} of thread ${job.threadId}: ${checkpoints}`);
+}

@@ -1,0 +1,31 @@
+import type { Job } from '@runledger/ledger';
+import type { CliContext } from '../context';
+import { deliverSoon, deliveryLine } from './deliver';
+
+function report(ctx: CliContext, job: Job, what: string): void {
+  ctx.print(`job ${ctx.paint.bold(job.jobId)} ${what}: now ${job.status}`);
+}
+
+/** `runledger cancel <id>`: stops a job that has not finished; a running attempt loses its lease. */
+export async function cancel(ctx: CliContext, jobId: string, note?: string): Promise<void> {
+  report(ctx, await ctx.ledger.cancel(jobId, undefined, note), 'cancelled');
+}
+
+/** `runledger resume <id> --value JSON`: continues an interrupted job with `value` for interrupt(). */
+export async function resume(ctx: CliContext, jobId: string, value: unknown): Promise<void> {
+  const job = await ctx.ledger.resume(jobId, value);
+  report(ctx, job, 'resumed');
+  ctx.print(`  ${deliveryLine(ctx, await deliverSoon(ctx, job))}`);
+}
+
+/** `runledger replay <id>`: runs a manual_reconcile job again after a person checked its effects. */
+export async function replay(ctx: CliContext, jobId: string, note?: string): Promise<void> {
+  const job = await ctx.ledger.replay(jobId, undefined, note);
+  report(ctx, job, 'replayed');
+  ctx.print(`  ${deliveryLine(ctx, await deliverSoon(ctx, job))}`);
+}
+
+/** `runledger resolve <id> --outcome completed|failed --note TEXT`: closes a manual_reconcile job by hand. */
+export async function resolve(ctx: CliContext, jobId: string, outcome: 'completed' | 'failed', note: string): Promise<void> {
+  report(ctx, await ctx.ledger.resolve(jobId, outcome, note), `resolved as ${outcome}`);
+}

@@ -1,0 +1,75 @@
+// `runledger` (npx runledger …): the operator CLI. Talks to the ledger and the queue directly,
+// reading DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS.
+import { parseArgs } from 'node:util';
+import { parseCliEnv } from './cli-env';
+import { CliError } from './cli-error';
+import { COMMANDS } from './commands/index';
+import type { CliContext } from './context';
+import { redactUrl } from './redact';
+import { USAGE } from './usage';
+
+const COMMON = { 'database-url': { type: 'string' }, schema: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
+/** One readable line for any failure: what happened and what to do. Never a stack trace. */
+function explain(err: unknown, ctx: CliContext | undefined): string {
+  const e = err as Error & { code?: string };
+  if (err instanceof CliError) return err.message;
+  const where = ctx?.env.databaseUrl ? redactUrl(ctx.env.databaseUrl) : 'DATABASE_URL';
+  // LedgerError codes, matched by value: importing the ledger only for instanceof would slow `--help`.
+  if (e.code === 'DATABASE_UNAVAILABLE') {
+    const cause = (e.cause as Error | undefined)?.message ?? e.message;
+    return `PostgreSQL is unreachable at ${where} (${cause}): start it, or set DATABASE_URL to a running server.`;
+  }
+  if (e.code === '42P01' || e.code === '3F000') return `Schema "${ctx?.env.schema}" has no Runledger tables at ${where}: run \`npx runledger migrate\` first.`;
+  if (e.code === '28P01' || e.code === '28000') return `PostgreSQL refused the login at ${where} (${e.message}): check the user and password in DATABASE_URL.`;
+  if (e.code === '3D000') return `${e.message} at ${where}: create it, or fix DATABASE_URL.`;
+  return e?.message ?? String(err);
+}
+
+async function run(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) throw new CliError(`unknown command "${name}"; run \`npx runledger --help\` for the list.\n\n${USAGE}`, 2);
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    const own = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
+    parsed = parseArgs({ args: rest, options: { ...COMMON, ...own }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new CliError(`${name}: ${(err as Error).message}`, 2);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== command.args.length) {
+    const shape = command.args.map((a) => `<${a}>`).join(' ');
+    throw new CliError(`${name} takes ${command.args.length ? shape : 'no arguments'}; got ${positionals.length ? positionals.join(' ') : 'none'}.`, 2);
+  }
+  const env = parseCliEnv(process.env, { databaseUrl: values['database-url'] as string | undefined, schema: values.schema as string | undefined });
+  const { CliContext } = await import('./context');
+  const ctx = new CliContext(env);
+  try {
+    return (await command.run(ctx, positionals, values as Record<string, string | boolean | undefined>)) ?? 0;
+  } catch (err) {
+    throw err instanceof CliError ? err : new CliError(explain(err, ctx));
+  } finally {
+    await ctx.close();
+  }
+}
+
+process.on('unhandledRejection', (err) => {
+  process.stderr.write(`runledger: ${explain(err, undefined).split('\n')[0]}\n`);
+  process.exit(1);
+});
+
+try {
+  process.exit(await run(process.argv.slice(2)));
+} catch (err) {
+  process.stderr.write(`runledger: ${explain(err, undefined)}\n`);
+  process.exit(err instanceof CliError ? err.exitCode : 1);
+}

@@ -1,0 +1,46 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Where `npm start` keeps its data: RUNLEDGER_HOME, default `.runledger` at the repository root. */
+export function runledgerHome(env: NodeJS.ProcessEnv): string {
+  const root = path.resolve(import.meta.dirname, '../../..');
+  return env.RUNLEDGER_HOME ? path.resolve(env.RUNLEDGER_HOME) : path.join(root, '.runledger');
+}
+
+/** What a running `npm start` tells the CLI, so `npx runledger …` finds its embedded database. */
+export interface RuntimeInfo {
+  pid: number;
+  databaseUrl: string;
+  schema: string;
+  queueBackend: 'redis' | 'postgres';
+  redisUrl?: string;
+  queuePrefix: string;
+  apiUrl: string;
+}
+
+const file = (home: string) => path.join(home, 'runtime.json');
+
+/** Records the running stack (mode 600: the URL holds a password). */
+export function writeRuntimeInfo(home: string, info: RuntimeInfo): void {
+  writeFileSync(file(home), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+}
+
+export function removeRuntimeInfo(home: string): void {
+  rmSync(file(home), { force: true });
+}
+
+/** The stack `npm start` runs from `home`, or undefined when none runs (stale files are ignored). */
+export function readRuntimeInfo(home: string): RuntimeInfo | undefined {
+  let info: RuntimeInfo;
+  try {
+    info = JSON.parse(readFileSync(file(home), 'utf8')) as RuntimeInfo;
+  } catch {
+    return undefined;
+  }
+  try {
+    process.kill(info.pid, 0);
+    return info;
+  } catch {
+    return undefined;
+  }
+}

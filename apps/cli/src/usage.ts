@@ -1,0 +1,22 @@
+/** The help text of `runledger`. */
+export const USAGE = `Usage: runledger <command> [options]
+
+Commands:
+  submit <graph> [--input JSON] [--thread ID] [--key K] [--max-attempts N]
+                             admit a job (ledger first, then the queue)
+  jobs [--status S] [--graph G] [--thread T] [--limit N]
+                             the newest jobs as a table
+  job <id>                   a job's fields, timeline, effects and checkpoint count
+  watch <id>                 follow a job live until it finishes or waits for a person
+  cancel <id> [--note TEXT]  stop a job that has not finished
+  resume <id> --value JSON   continue an interrupted job (value for interrupt())
+  replay <id> [--note TEXT]  run a manual_reconcile job again after checking its effects
+  resolve <id> --outcome completed|failed --note TEXT
+                             close a manual_reconcile job by hand
+  reconcile [--grace-ms N]   one reconciler sweep now (redeliver, expire leases)
+  migrate                    apply the ledger and checkpoint migrations
+  doctor                     check PostgreSQL, schema, queue and workers; say what to fix
+
+Every command: --database-url URL, --schema NAME, --help; submit, jobs, job: --json
+Environment: DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS.
+Without DATABASE_URL the CLI uses the stack of a running \`npm start\`.`;
