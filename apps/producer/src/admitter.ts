@@ -29,14 +29,23 @@ export interface AdmitterOptions {
   batchWindowMs: number;
   /** Most admissions per group commit. */
   maxBatch: number;
+  /** Test hook: `after_admit_commit` kills the process once an admission committed, before its queue add (crash window B). */
+  crashAt?: 'after_admit_commit';
+}
+
+/** SIGKILLs this process when the test hook names `point`: no answer, no queue add, no cleanup. */
+export function crashHere(options: Pick<AdmitterOptions, 'crashAt'>, point: 'after_admit_commit'): void {
+  if (options.crashAt === point) process.kill(process.pid, 'SIGKILL');
 }
 
 /** One ledger statement (its own commit), then one queue add. */
-function directAdmitter({ ledger, queue, enqueueTimeoutMs }: AdmitterOptions): Admitter {
+function directAdmitter(options: AdmitterOptions): Admitter {
+  const { ledger, queue, enqueueTimeoutMs } = options;
   return {
     async admit(request, log) {
       const { job, created } = await ledger.admit(request);
       if (!created) return { job, created, enqueued: job.deliveries > 0 };
+      crashHere(options, 'after_admit_commit');
       // The admission is durable now; a queue outage only delays delivery (the reconciler catches up).
       return { job, created, enqueued: await deliverWithin(queue, ledger, job, enqueueTimeoutMs, log) };
     },

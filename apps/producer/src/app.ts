@@ -3,12 +3,16 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createAdmitter } from './admitter';
 import { bullBoard } from './bull-board';
+import { dashboardRoutes } from './dashboard/routes';
 import { installErrorHandlers } from './http-errors';
+import { installMetrics, ProducerMetrics } from './metrics';
 import type { AppOptions, RouteDeps } from './options';
 import { actionRoutes } from './routes/actions';
 import { healthRoutes } from './routes/health';
 import { jobRoutes } from './routes/jobs';
 import { threadRoutes } from './routes/threads';
+import { installSecurity, type SecuredAppOptions, securedServerOptions } from './security';
+import { type ObservabilityOptions, recordingTraceContext, traceAdmissions } from './telemetry';
 import { installZodCompilers, openApiTransform } from './zod-compilers';
 
 export type { AppOptions } from './options';
@@ -34,25 +38,32 @@ function watchQueueErrors(app: FastifyInstance, queue: AppOptions['queue']): voi
  * /docs, and Bull Board at /admin/queues. Nothing listens yet (call `listen` or `inject`);
  * closing the app leaves the ledger pool and the queue to the caller.
  */
-export function buildApp(options: AppOptions): FastifyInstance {
+export function buildApp(options: AppOptions & SecuredAppOptions & ObservabilityOptions): FastifyInstance {
   const app = Fastify({
-    logger: options.logger ?? false,
+    // Timeouts and a logger that redacts keys, passwords and payloads.
+    ...securedServerOptions(options.security, options.logger ?? false),
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
     // Job ids are UUIDs; keep room for user thread ids and idempotency keys in paths.
     routerOptions: { maxParamLength: 500 },
   });
   installZodCompilers(app);
   installErrorHandlers(app);
+  // Before any route: its hooks cover every route, the dashboard's and Bull Board's included.
+  installSecurity(app, options.security);
 
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 1_000;
   const batching = options.groupCommit || undefined;
-  const admitter = createAdmitter({
-    ledger: options.ledger,
-    queue: options.queue,
-    enqueueTimeoutMs,
-    batchWindowMs: batching ? (batching.windowMs ?? 1) : 0,
-    maxBatch: batching?.maxBatch ?? 128,
-  });
+  const admitter = traceAdmissions(
+    options.tracer,
+    createAdmitter({
+      ledger: recordingTraceContext(options.ledger, options.tracer),
+      queue: options.queue,
+      enqueueTimeoutMs,
+      batchWindowMs: batching ? (batching.windowMs ?? 1) : 0,
+      maxBatch: batching?.maxBatch ?? 128,
+      crashAt: options.crashAt,
+    }),
+  );
   app.addHook('onClose', () => admitter.close());
   const deps: RouteDeps = { ledger: options.ledger, queue: options.queue, graphs: options.graphs, schema: options.schema, enqueueTimeoutMs, admitter };
 
@@ -73,6 +84,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   void app.register(actionRoutes, deps);
   void app.register(threadRoutes, deps);
   void app.register(healthRoutes, deps);
+  void app.register(dashboardRoutes, deps);
+  installMetrics(app, new ProducerMetrics(options.ledger, options.queue));
   void app.register(bullBoard, { queue: options.queue, ledgerJobUrl: options.ledgerJobUrl ?? ((id) => `/v1/jobs/${encodeURIComponent(id)}`) });
   watchQueueErrors(app, options.queue);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

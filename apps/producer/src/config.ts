@@ -49,6 +49,12 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RUNLEDGER_API_KEYS: z.string().optional(),
   RUNLEDGER_ADMIN_KEY: z.string().optional(),
+  /** Test hook for crash window B: `after_admit_commit` SIGKILLs the process after an admission commits, before its queue add. */
+  RUNLEDGER_TEST_CRASH_AT: z.enum(['after_admit_commit']).optional(),
+  /** OTLP/HTTP collector for traces (e.g. http://collector:4318); setting it turns tracing on. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http', 'https']).optional(),
+  /** `1` turns tracing on (to OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318). Default off. */
+  RUNLEDGER_TRACING: z.enum(['0', '1', 'true', 'false']).optional(),
 });
 
 export type ProducerConfig = z.infer<typeof Env> & { QUEUE_BACKEND: 'redis' | 'postgres' };

@@ -5,6 +5,7 @@ import { openQueue } from '@runledger/queue';
 import { loadGraphs } from '@runledger/runtime';
 import { buildApp } from './app';
 import { ConfigError, parseConfig } from './config';
+import { parseSecurityEnv } from './security';
 
 /**
  * Stops start-up when the schema lacks migrations (a deployment mistake). An unreachable
@@ -25,9 +26,10 @@ async function checkSchema(ledger: Ledger, schema: string, warn: (message: strin
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
+  const secured = parseSecurityEnv(process.env);
   const graphs = await loadGraphs(config.RUNLEDGER_GRAPHS);
   const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20 });
-  const ledger = new Ledger(pool);
+  const ledger = new Ledger(pool, { crypto: secured.crypto });
   const queue = openQueue({
     backend: config.QUEUE_BACKEND,
     redisUrl: config.REDIS_URL,
@@ -35,7 +37,13 @@ async function main(): Promise<void> {
     schema: config.DB_SCHEMA,
     prefix: config.QUEUE_PREFIX,
   });
+  const tracingOn = config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || config.RUNLEDGER_TRACING === '1' || config.RUNLEDGER_TRACING === 'true';
+  // The OpenTelemetry SDK is loaded only when tracing is on.
+  const tracing = tracingOn
+    ? (await import('./telemetry-setup')).startTracing({ serviceName: 'runledger-producer', endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT })
+    : undefined;
   const app = buildApp({
+    tracer: tracing?.tracer,
     ledger,
     queue,
     graphs,
@@ -43,14 +51,15 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     groupCommit: config.ADMISSION_BATCH_MS > 0 ? { windowMs: config.ADMISSION_BATCH_MS } : false,
     logger: { level: config.LOG_LEVEL },
+    crashAt: config.RUNLEDGER_TEST_CRASH_AT,
+    security: secured.security,
   });
   const log = app.log;
 
-  if (config.RUNLEDGER_API_KEYS || config.RUNLEDGER_ADMIN_KEY) {
-    log.warn('RUNLEDGER_API_KEYS / RUNLEDGER_ADMIN_KEY are set, but this producer does not check keys yet: every caller is served as tenant "default".');
-  } else {
-    log.warn('Authentication is OFF (RUNLEDGER_API_KEYS unset): anyone who can reach this port can submit and operate jobs.');
-  }
+  // Loud on purpose: stderr even when LOG_LEVEL hides warnings.
+  if (secured.open) console.error('\n*** RUNLEDGER PRODUCER: AUTHENTICATION IS OFF (set RUNLEDGER_API_KEYS and RUNLEDGER_ADMIN_KEY) ***\n');
+  for (const warning of secured.warnings) log.warn(warning);
+  log.info(`authentication ${secured.open ? 'off' : 'on'}, encryption at rest ${secured.crypto ? 'on' : 'off'}`);
   await checkSchema(ledger, config.DB_SCHEMA, (m) => log.warn(m));
 
   let closing = false;
@@ -65,7 +74,7 @@ async function main(): Promise<void> {
     force.unref();
     // Stop taking requests and finish the ones in flight before the pool and the queue go.
     await app.close();
-    await Promise.allSettled([queue.close(), pool.end()]);
+    await Promise.allSettled([queue.close(), pool.end(), tracing?.shutdown()]);
     process.exit(0);
   };
   process.once('SIGTERM', () => void close('SIGTERM'));

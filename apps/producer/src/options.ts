@@ -27,6 +27,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Where Bull Board links each queue job. Default `/v1/jobs/<jobId>`. */
   ledgerJobUrl?: (jobId: string) => string;
+  /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
+  crashAt?: 'after_admit_commit';
 }
 
 /** AppOptions with defaults applied, as the routes see them. */

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { parseEncryptionKeys } from '@runledger/ledger';
 import { z } from 'zod';
 
 const int = (def: number, min = 1) => z.coerce.number().int().min(min).default(def);
@@ -23,7 +24,31 @@ export const WorkerEnv = z
     DRAIN_DEADLINE_MS: int(20_000, 100),
     SWEEP_INTERVAL_MS: int(1_000, 50),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /** `kid:base64key[,kid:base64key…]`: encrypts job input, results and effect results at rest (the first key seals, all open). Default off. */
+    RUNLEDGER_ENCRYPTION_KEY: z
+      .string()
+      .superRefine((value, ctx) => {
+        try {
+          parseEncryptionKeys(value);
+        } catch (err) {
+          // The parser's message names the entry, never the key material.
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      })
+      .optional(),
     RUNLEDGER_TEST_CRASH_AT: z.enum(['after_claim', 'after_invoke']).optional(),
+    /** Port of this worker's Prometheus /metrics. Default 9464; 0 turns it off. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+    /** Address the metrics port listens on. Default 0.0.0.0 (reachable by a Prometheus elsewhere). */
+    METRICS_HOST: z.string().min(1).default('0.0.0.0'),
+    /** Retention: prune checkpoints and events of threads whose every job finished more than this many days ago. Unset = off. */
+    RETENTION_DAYS: z.coerce.number().positive().optional(),
+    /** Time between retention passes. Default one hour. */
+    RETENTION_INTERVAL_MS: int(3_600_000, 1_000),
+    /** OTLP/HTTP collector for traces (e.g. http://collector:4318); setting it turns tracing on. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url({ message: 'must be an http(s):// URL' }).optional(),
+    /** `1` turns tracing on (to OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318). Default off. */
+    RUNLEDGER_TRACING: z.enum(['0', '1', 'true', 'false']).optional(),
   })
   .transform((env) => ({ ...env, QUEUE_BACKEND: env.QUEUE_BACKEND ?? (env.REDIS_URL ? 'redis' : 'postgres') }))
   .refine((env) => env.QUEUE_BACKEND !== 'redis' || env.REDIS_URL, { message: 'QUEUE_BACKEND=redis needs REDIS_URL', path: ['REDIS_URL'] });

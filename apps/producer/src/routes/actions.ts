@@ -4,11 +4,15 @@ import type { z } from 'zod';
 import { deliverWithin } from '../delivery';
 import type { RouteDeps } from '../options';
 import { ActionResult, CancelBody, ErrorBody, JobIdParams, ReplayBody, ResolveBody, ResumeBody } from '../schemas';
+import { tenantScope } from '../security';
 import { jobDetail } from '../views';
 
 const responses = { 200: ActionResult, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 415: ErrorBody, 503: ErrorBody };
 
-/** The operator actions: cancel, resume, replay, resolve. 409 invalid_state when the job's state forbids one. */
+/**
+ * The operator actions: cancel, resume, replay, resolve. 409 invalid_state when the job's state
+ * forbids one; 404 for another tenant's job (only the admin key acts across tenants).
+ */
 export async function actionRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { ledger, queue, enqueueTimeoutMs } = deps;
 
@@ -20,27 +24,34 @@ export async function actionRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     return detail(enqueued ? await ledger.get(job.jobId) : job, { enqueued });
   };
 
-  const route = (action: string, summary: string, body: z.ZodType, handler: (jobId: string, body: never, log: FastifyBaseLogger) => Promise<unknown>) =>
+  type Handler = (jobId: string, body: never, log: FastifyBaseLogger, tenant: string | undefined) => Promise<unknown>;
+  const route = (action: string, summary: string, body: z.ZodType, handler: Handler) =>
     app.post(`/v1/jobs/:jobId/${action}`, { schema: { summary, tags: ['actions'], params: JobIdParams, body, response: responses } }, async (request) =>
-      handler((request.params as z.infer<typeof JobIdParams>).jobId, request.body as never, request.log),
+      handler((request.params as z.infer<typeof JobIdParams>).jobId, request.body as never, request.log, tenantScope(request)),
     );
 
-  route('cancel', 'Cancel a job that has not finished; a running attempt loses its lease', CancelBody, async (jobId, body: z.infer<typeof CancelBody>) =>
-    detail(await ledger.cancel(jobId, undefined, body?.note)),
+  route(
+    'cancel',
+    'Cancel a job that has not finished; a running attempt loses its lease',
+    CancelBody,
+    async (jobId, body: z.infer<typeof CancelBody>, _log, tenant) => detail(await ledger.cancel(jobId, tenant, body?.note)),
   );
 
-  route('resume', 'Continue an interrupted job with a value for interrupt()', ResumeBody, async (jobId, body: z.infer<typeof ResumeBody>, log) =>
-    redeliver(await ledger.resume(jobId, body.resume), log),
+  route('resume', 'Continue an interrupted job with a value for interrupt()', ResumeBody, async (jobId, body: z.infer<typeof ResumeBody>, log, tenant) =>
+    redeliver(await ledger.resume(jobId, body.resume, tenant), log),
   );
 
   route(
     'replay',
     'manual_reconcile → accepted: run again after a person checked; effects in doubt are called again with the same key',
     ReplayBody,
-    async (jobId, body: z.infer<typeof ReplayBody>, log) => redeliver(await ledger.replay(jobId, undefined, body?.note), log),
+    async (jobId, body: z.infer<typeof ReplayBody>, log, tenant) => redeliver(await ledger.replay(jobId, tenant, body?.note), log),
   );
 
-  route('resolve', 'manual_reconcile → completed or failed, recorded by a person', ResolveBody, async (jobId, body: z.infer<typeof ResolveBody>) =>
-    detail(await ledger.resolve(jobId, body.outcome, body.note)),
+  route(
+    'resolve',
+    'manual_reconcile → completed or failed, recorded by a person',
+    ResolveBody,
+    async (jobId, body: z.infer<typeof ResolveBody>, _log, tenant) => detail(await ledger.resolve(jobId, body.outcome, body.note, tenant)),
   );
 }

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import type { RouteDeps } from '../options';
 import { Admission, ErrorBody, EventList, JobDetail, JobIdParams, JobList, ListQuery, SubmitBody, SubmitHeaders } from '../schemas';
+import { admissionTenant, assertThreadAvailable, checkMetadataSize, tenantScope } from '../security';
 import { admissionView, eventView, jobDetail, jobView } from '../views';
 
 const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, 422: ErrorBody, 503: ErrorBody };
@@ -35,8 +36,12 @@ export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<
       if (!graph) throw new ApiError(422, 'unknown_graph', `No graph named "${body.graph}"; known graphs: ${[...graphs.keys()].join(', ')}.`);
       const problem = graph.validateInput?.(body.input);
       if (problem) throw new ApiError(422, 'invalid_input', problem);
+      checkMetadataSize(request, body.metadata);
+      await assertThreadAvailable(ledger, request, body.threadId);
 
-      const { job, created, enqueued } = await admitter.admit({ ...body, idempotencyKey: body.idempotencyKey ?? headerKey }, request.log);
+      // The tenant comes from the caller's key, never from the body (SubmitBody is strict).
+      const admission = { ...body, idempotencyKey: body.idempotencyKey ?? headerKey, tenant: admissionTenant(request) };
+      const { job, created, enqueued } = await admitter.admit(admission, request.log);
       return reply.code(created ? 202 : 200).send(admissionView(job, enqueued));
     },
   );
@@ -46,7 +51,8 @@ export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<
     { schema: { summary: 'Read a job with its effects', tags: ['jobs'], params: JobIdParams, response: { 200: JobDetail, ...errors } } },
     async (request) => {
       const { jobId } = request.params as z.infer<typeof JobIdParams>;
-      const [job, effects] = await Promise.all([ledger.get(jobId), ledger.effects(jobId)]);
+      // Another tenant's job answers 404 like a missing one: get is scoped, and fails first.
+      const [job, effects] = await Promise.all([ledger.get(jobId, tenantScope(request)), ledger.effects(jobId)]);
       return jobDetail(job, effects);
     },
   );
@@ -56,7 +62,7 @@ export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<
     { schema: { summary: 'List jobs, newest first', tags: ['jobs'], querystring: ListQuery, response: { 200: JobList, ...errors } } },
     async (request) => {
       const q = request.query as z.infer<typeof ListQuery>;
-      const page = await ledger.list({ ...q, status: q.status as JobStatus | undefined });
+      const page = await ledger.list({ ...q, status: q.status as JobStatus | undefined, tenant: tenantScope(request) });
       return { jobs: page.jobs.map(jobView), nextCursor: page.nextCursor };
     },
   );
@@ -66,9 +72,8 @@ export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<
     { schema: { summary: "A job's timeline, oldest first", tags: ['jobs'], params: JobIdParams, response: { 200: EventList, ...errors } } },
     async (request) => {
       const { jobId } = request.params as z.infer<typeof JobIdParams>;
-      const events = await ledger.events(jobId);
-      // Every admitted job has its `accepted` event, so none means no such job (get throws NotFound).
-      if (events.length === 0) await ledger.get(jobId);
+      // The scoped get answers 404 for a missing job and for another tenant's.
+      const [, events] = await Promise.all([ledger.get(jobId, tenantScope(request)), ledger.events(jobId)]);
       return { events: events.map(eventView) };
     },
   );

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import type { RouteDeps } from '../options';
 import { ErrorBody, ThreadIdParams, ThreadState } from '../schemas';
+import { tenantScope } from '../security';
 
 /** GET /v1/threads/:threadId/state: the thread's latest checkpoint, read through the graph of its latest job. */
 export async function threadRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
@@ -25,7 +26,7 @@ export async function threadRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     },
     async (request) => {
       const { threadId } = request.params as z.infer<typeof ThreadIdParams>;
-      const latest = (await ledger.list({ threadId, limit: 1 })).jobs[0];
+      const latest = (await ledger.list({ threadId, limit: 1, tenant: tenantScope(request) })).jobs[0];
       if (!latest) throw new ApiError(404, 'not_found', `Thread ${threadId} has no job.`);
       const definition = graphs.get(latest.graph);
       if (!definition) {

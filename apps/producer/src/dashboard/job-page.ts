@@ -1,0 +1,118 @@
+import { type Effect, isTerminal, type Job, type JobEvent } from '@runledger/ledger';
+import { badge, Html, html, jsonBlock, layout, time } from './html';
+
+export interface JobPageData {
+  job: Job;
+  events: JobEvent[];
+  effects: Effect[];
+  checkpoints: { count: number; latestId: string | null };
+  traceId: string | null;
+  prunedAt: Date | null;
+  /** A line to show above the job (the outcome of an action just taken). */
+  notice?: string;
+  /** The hidden CSRF input every action form carries (security's csrfField). */
+  csrf: string;
+}
+
+const actionUrl = (job: Job, action: string) => `/admin/jobs/${encodeURIComponent(job.jobId)}/${action}`;
+
+/** A form that only submits once the person ticks the confirmation box. */
+function confirmForm(csrf: Html, job: Job, action: string, title: string, confirm: string, fields: Html | string = ''): Html {
+  return html`<form class="action" method="post" action="${actionUrl(job, action)}" data-action="${action}">
+${csrf}<h3>${title}</h3>${fields}
+<label class="confirm"><input type="checkbox" name="confirm" value="yes" required> ${confirm}</label>
+<button type="submit" name="action" value="${action}">${title}</button></form>`;
+}
+
+const note = html`<label>Note <input name="note" maxlength="500" placeholder="why (kept in the timeline)"></label>`;
+
+function actions(job: Job, csrf: Html): Html {
+  if (isTerminal(job.status)) return html``;
+  const forms: Html[] = [];
+  if (job.status === 'interrupted') {
+    forms.push(
+      confirmForm(
+        csrf,
+        job,
+        'resume',
+        'Resume',
+        'I have read the interrupt and want the graph to continue with this value.',
+        html`<label>Resume value (JSON) <textarea name="value" required rows="3">true</textarea></label>`,
+      ),
+    );
+  }
+  if (job.status === 'manual_reconcile') {
+    forms.push(
+      confirmForm(
+        csrf,
+        job,
+        'replay',
+        'Replay',
+        'I checked the provider: the effect in doubt did not happen, or calling it again with the same key is safe.',
+        note,
+      ),
+      confirmForm(
+        csrf,
+        job,
+        'resolve',
+        'Resolve',
+        'I settled this job by hand and record the outcome below.',
+        html`<label>Outcome <select name="outcome"><option value="completed">completed</option><option value="failed">failed</option></select></label>${note}`,
+      ),
+    );
+  }
+  forms.push(confirmForm(csrf, job, 'cancel', 'Cancel', 'Stop this job for good; a running attempt loses its lease.', note));
+  return html`<section class="actions"><h2>Actions</h2>${forms}</section>`;
+}
+
+function inDoubt(d: JobPageData): Html {
+  if (d.job.status !== 'manual_reconcile') return html``;
+  const pending = d.effects.filter((e) => e.status === 'pending');
+  const reason = [...d.events].reverse().find((e) => e.type === 'manual_reconcile')?.detail;
+  return html`<section class="doubt"><h2>Needs a person</h2>
+<p>Reason: <strong>${d.job.recoveryReason ?? String(reason?.reason ?? 'unknown')}</strong>. The provider may or may not have done these effects:</p>
+<ul>${pending.map((e) => html`<li><strong>${e.name}</strong> <span class="mono">${e.effectKey}</span> · idempotency key <span class="mono">${e.idempotencyKey}</span> · ${e.attempts} attempt(s)</li>`)}</ul>
+${pending.length === 0 ? jsonBlock(reason ?? null) : ''}</section>`;
+}
+
+function timeline(events: JobEvent[], prunedAt: Date | null): Html {
+  if (events.length === 0) return html`<p class="muted">${prunedAt ? `History removed by retention at ${time(prunedAt)}.` : 'No events.'}</p>`;
+  const row = (
+    e: JobEvent,
+  ) => html`<tr><td>${time(e.at)}</td><td>${e.type}</td><td>${e.attempt}</td><td>${e.fencingToken}</td><td class="mono">${e.workerId ?? '–'}</td>
+<td><code>${Object.keys(e.detail).length ? JSON.stringify(e.detail) : ''}</code></td></tr>`;
+  return html`<table class="timeline"><thead><tr><th>At</th><th>Event</th><th>Attempt</th><th>Token</th><th>Worker</th><th>Detail</th></tr></thead><tbody>${events.map(row)}</tbody></table>`;
+}
+
+function effects(list: Effect[]): Html {
+  if (list.length === 0) return html`<p class="muted">No effects.</p>`;
+  const row = (e: Effect) => html`<tr><td class="mono">${e.effectKey}</td><td>${e.name}</td><td>${badge(e.status)}</td><td>${e.attempts}</td>
+<td><code>${JSON.stringify(e.status === 'failed' ? e.error : e.result)}</code></td></tr>`;
+  return html`<table class="effects"><thead><tr><th>Key</th><th>Name</th><th>Status</th><th>Attempts</th><th>Result / error</th></tr></thead><tbody>${list.map(row)}</tbody></table>`;
+}
+
+function summary(d: JobPageData): Html {
+  const j = d.job;
+  const item = (k: string, v: unknown) => html`<dt>${k}</dt><dd>${v}</dd>`;
+  return html`<dl class="summary">${item('Status', badge(j.status))}${item('Graph', j.graph)}${item('Thread', html`<a class="mono" href="/admin?threadId=${encodeURIComponent(j.threadId)}">${j.threadId}</a>`)}
+${item('Tenant', j.tenant)}${item('Attempt', `${j.attempt} of ${j.maxAttempts}`)}${item('Fencing token', j.fencingToken)}${item('Lease', j.leaseOwner ? `${j.leaseOwner} until ${time(j.leaseExpiresAt)}` : '–')}
+${item('Accepted', time(j.acceptedAt))}${item('Started', time(j.startedAt))}${item('First checkpoint', time(j.firstCheckpointAt))}${item('Finished', time(j.completedAt))}
+${item('Deliveries', j.deliveries)}${item('Checkpoints', d.checkpoints.count ? html`${d.checkpoints.count} · latest <span class="mono">${d.checkpoints.latestId}</span>` : '0')}
+${item('Trace', d.traceId ? html`<span class="mono">${d.traceId}</span>` : '–')}${item('Idempotency key', j.idempotencyKey ?? '–')}</dl>`;
+}
+
+/** One job: summary, what needs a person, actions behind a confirmation, result, timeline, effects. */
+export function jobPage(d: JobPageData): string {
+  const j = d.job;
+  const outcome = html`<section class="outcome"><h2>Result</h2>${jsonBlock(j.result)}<h2>Error</h2>${jsonBlock(j.error)}
+${j.interrupt ? html`<h2>Interrupt</h2>${jsonBlock(j.interrupt)}` : ''}</section>`;
+  const body = html`<p><a href="/admin">« Jobs</a></p><h1>Job <span class="mono" id="job-id">${j.jobId}</span></h1>
+${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : ''}${summary(d)}${inDoubt(d)}${actions(j, new Html(d.csrf))}${outcome}
+<h2>Timeline</h2>${timeline(d.events, d.prunedAt)}<h2>Effects</h2>${effects(d.effects)}`;
+  return layout(`Job ${j.jobId}`, body);
+}
+
+/** A short page for a refused or failed action, with a way back. */
+export function messagePage(title: string, message: string, back: string): string {
+  return layout(title, html`<h1>${title}</h1><p class="error" role="alert">${message}</p><p><a href="${back}">« Back</a></p>`);
+}

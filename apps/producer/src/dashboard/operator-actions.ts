@@ -1,0 +1,69 @@
+import type { Job, Ledger } from '@runledger/ledger';
+import type { DeliveryData } from '@runledger/queue';
+import type { Queue } from 'bullmq';
+import type { FastifyBaseLogger } from 'fastify';
+import { deliverWithin } from '../delivery';
+import { ApiError } from '../http-errors';
+
+export const DASHBOARD_ACTIONS = ['cancel', 'resume', 'replay', 'resolve'] as const;
+export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
+
+export interface ActionDeps {
+  ledger: Ledger;
+  queue: Queue<DeliveryData>;
+  enqueueTimeoutMs: number;
+}
+
+/** A submitted action form (application/x-www-form-urlencoded, one value per field). */
+export type ActionForm = Record<string, string | undefined>;
+
+function noteOf(form: ActionForm): string | undefined {
+  const note = form.note?.trim();
+  return note ? note.slice(0, 500) : undefined;
+}
+
+function resumeValue(form: ActionForm): unknown {
+  try {
+    return JSON.parse(form.value ?? '');
+  } catch {
+    throw new ApiError(400, 'invalid_request', 'The resume value is not valid JSON (a string needs quotes: "yes").');
+  }
+}
+
+/**
+ * Performs a confirmed dashboard action with the ledger verbs the /v1 action routes use; resume
+ * and replay are delivered at once like there (deliverWithin; the reconciler covers a queue
+ * outage). Throws ApiError 400 without the confirmation or with a bad field, and the ledger's
+ * errors (InvalidTransitionError when the job's state forbids the action, NotFoundError).
+ */
+export async function performAction(
+  deps: ActionDeps,
+  action: DashboardAction,
+  jobId: string,
+  form: ActionForm,
+  log: FastifyBaseLogger,
+): Promise<{ job: Job; enqueued?: boolean }> {
+  if (form.confirm !== 'yes') throw new ApiError(400, 'confirmation_required', `Tick the confirmation box to ${action} job ${jobId}.`);
+  const { ledger } = deps;
+  const deliver = async (job: Job) => ({ job, enqueued: await deliverWithin(deps.queue, ledger, job, deps.enqueueTimeoutMs, log) });
+  switch (action) {
+    case 'cancel':
+      return { job: await ledger.cancel(jobId, undefined, noteOf(form)) };
+    case 'resume':
+      return deliver(await ledger.resume(jobId, resumeValue(form)));
+    case 'replay':
+      return deliver(await ledger.replay(jobId, undefined, noteOf(form)));
+    case 'resolve': {
+      const outcome = form.outcome;
+      if (outcome !== 'completed' && outcome !== 'failed') throw new ApiError(400, 'invalid_request', 'Choose the outcome: completed or failed.');
+      return { job: await ledger.resolve(jobId, outcome, noteOf(form)) };
+    }
+  }
+}
+
+/** The line the job page shows after an action. */
+export function actionNotice(action: DashboardAction, enqueued: boolean | undefined): string {
+  const done = { cancel: 'Cancelled.', resume: 'Resume requested.', replay: 'Replay requested.', resolve: 'Resolved.' }[action];
+  if (enqueued === undefined) return done;
+  return `${done} ${enqueued ? 'Delivered to the queue.' : 'The queue did not answer; the reconciler will deliver it.'}`;
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { authenticate } from './authenticate';
+import { Signer } from './cookies';
+import { csrfCheck, csrfContext, csrfCookie } from './csrf';
+import { securityHeaders } from './headers';
+import { KeyRing } from './keys';
+import { loginRoutes } from './login';
+import { type ResolvedSecurity, resolveSecurity, type SecurityOptions } from './options';
+import { TokenBuckets } from './rate-limit';
+import { redactingLogger } from './redaction';
+import { AdminSessions } from './session';
+
+export { type Access, accessOf, LOGIN_PATH, LOGOUT_PATH } from './access';
+export { admissionTenant, callerOf, checkMetadataSize, type RequestSecurity, requestSecurity, tenantScope } from './context';
+export { CSRF_COOKIE, CSRF_FIELD, CSRF_HEADER, csrfField, csrfToken } from './csrf';
+export { parseSecurityEnv, type SecuritySettings } from './env';
+export { CONTENT_SECURITY_POLICY } from './headers';
+export { type Caller, DEFAULT_TENANT, KeyRing, parseApiKeys } from './keys';
+export { parseFormBody } from './login';
+export { type ResolvedSecurity, resolveSecurity, type SecuredAppOptions, type SecurityOptions } from './options';
+export { TokenBuckets } from './rate-limit';
+export { REDACT_PATHS } from './redaction';
+export { assertThreadAvailable } from './tenancy';
+
+/** The Fastify server options security sets: request and connection timeouts, and a redacting logger. */
+export function securedServerOptions(
+  security: SecurityOptions | undefined,
+  logger: FastifyServerOptions['logger'],
+): Pick<FastifyServerOptions, 'requestTimeout' | 'connectionTimeout' | 'logger'> {
+  const s = resolveSecurity(security);
+  const secrets = [...s.apiKeys.map((k) => k.key), s.adminKey, ...s.logSecrets];
+  return { requestTimeout: s.requestTimeoutMs, connectionTimeout: s.connectionTimeoutMs, logger: redactingLogger(logger, secrets) };
+}
+
+/**
+ * Installs authentication (tenant and admin keys, the admin session), the per-tenant rate limit,
+ * CSRF protection under /admin, the security headers and the admin login routes on the root app.
+ * Call before registering routes: the hooks then cover every route, including plugins registered
+ * later (the dashboard, Bull Board). Throws when the admin key equals a tenant key.
+ */
+export function installSecurity(app: FastifyInstance, options: SecurityOptions = {}): ResolvedSecurity {
+  const s = resolveSecurity(options);
+  const keys = new KeyRing(s.apiKeys, s.adminKey);
+  const sessions = s.adminKey ? new AdminSessions(s.adminKey, s.adminSessionTtlMs) : undefined;
+  // Replicas sharing the admin key accept each other's tokens; without one, tokens live per process.
+  const csrfSigner = s.adminKey ? Signer.derive(s.adminKey, 'csrf-v1') : Signer.random();
+  const tenantLimit = s.rateLimit ? new TokenBuckets(s.rateLimit.perSecond, s.rateLimit.burst) : undefined;
+  const failureLimit = s.rateLimit ? new TokenBuckets(s.rateLimit.perSecond, s.rateLimit.burst, 10_000) : undefined;
+
+  app.addHook('onRequest', authenticate({ keys, sessions, tenantLimit, failureLimit, metadataLimitBytes: s.metadataLimitBytes }));
+  app.addHook('onRequest', csrfContext(csrfSigner, s.secureCookies));
+  app.addHook('preValidation', csrfCheck);
+  app.addHook('onSend', csrfCookie);
+  app.addHook('onSend', securityHeaders);
+  void app.register(loginRoutes, { keys, sessions, failureLimit, secureCookies: s.secureCookies });
+  return s;
+}

@@ -1,0 +1,77 @@
+import { context, defaultTextMapSetter, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { type AdmitRequest, type Ledger, recordTraceContext } from '@runledger/ledger';
+import type { Admitter } from './admitter';
+
+const propagator = new W3CTraceContextPropagator();
+
+/** The W3C traceparent of each admission in flight, by its request object (so batches find theirs). */
+const traceparents = new WeakMap<AdmitRequest, string>();
+
+/**
+ * A view of `ledger` whose admissions also store the admission span's traceparent on each new
+ * job, before the admitter delivers it, so the worker's attempt spans join the admission's trace
+ * even when it claims the job at once, and on every later redelivery. Other verbs are the
+ * ledger's own. Without a tracer, returns `ledger` itself.
+ */
+export function recordingTraceContext(ledger: Ledger, tracer: Tracer | undefined): Ledger {
+  if (!tracer) return ledger;
+  const recording = Object.create(ledger) as Ledger;
+  const record = async (request: AdmitRequest, result: { created: boolean; job: { jobId: string } }) => {
+    const traceparent = traceparents.get(request);
+    if (result.created && traceparent) await recordTraceContext(ledger.pool, result.job.jobId, traceparent);
+  };
+  recording.admit = async (request, db) => {
+    const result = await ledger.admit(request, db);
+    const traceparent = traceparents.get(request);
+    // Inside the caller's transaction when it passed one, so the context commits with the job.
+    if (result.created && traceparent) await recordTraceContext(db ?? ledger.pool, result.job.jobId, traceparent);
+    return result;
+  };
+  recording.admitMany = async (requests) => {
+    const results = await ledger.admitMany(requests);
+    await Promise.all(results.map((r, i) => ('job' in r && requests[i] ? record(requests[i], r) : undefined)));
+    return results;
+  };
+  return recording;
+}
+
+/**
+ * Wraps each admission in a `runledger.admit` span (job id, thread, graph, whether it was new and
+ * queued) and hands the span's traceparent to `recordingTraceContext`. Without a tracer, returns
+ * `admitter` itself.
+ */
+export function traceAdmissions(tracer: Tracer | undefined, admitter: Admitter): Admitter {
+  if (!tracer) return admitter;
+  return {
+    close: () => admitter.close(),
+    admit: (request, log) =>
+      tracer.startActiveSpan('runledger.admit', { kind: SpanKind.PRODUCER, attributes: { 'runledger.graph': request.graph } }, async (span) => {
+        const carrier: Record<string, string> = {};
+        propagator.inject(trace.setSpan(context.active(), span), carrier, defaultTextMapSetter);
+        if (carrier.traceparent) traceparents.set(request, carrier.traceparent);
+        try {
+          const admitted = await admitter.admit(request, log);
+          span.setAttributes({
+            'runledger.job_id': admitted.job.jobId,
+            'runledger.thread_id': admitted.job.threadId,
+            'runledger.created': admitted.created,
+            'runledger.enqueued': admitted.enqueued,
+          });
+          return admitted;
+        } catch (err) {
+          span.recordException(err as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+          throw err;
+        } finally {
+          span.end();
+        }
+      }),
+  };
+}
+
+/** What buildApp takes for tracing, beside AppOptions. */
+export interface ObservabilityOptions {
+  /** Traces admissions (startTracing's tracer); default none: tracing off. */
+  tracer?: Tracer;
+}

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { AesGcmPayloadCodec, isFullySealed, isSealedEnvelope, Ledger, readStoredPayloads } from '@runledger/ledger';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { waitFor } from '../../../test/support/db';
+import { type Proc, spawnWorker, stackEnv } from '../../../test/support/stack';
+import { KEYS, type SecuredHarness, startSecuredApp, TWO_TENANTS } from './security-harness';
+
+// Encryption at rest: the producer and a real worker process seal input, result and effect
+// results in their jsonb columns; the API reads them back in plaintext; an old key still opens
+// old rows; Redis holds job ids only.
+
+const key = () => randomBytes(32).toString('base64');
+const K1 = `k1:${key()}`;
+const K2 = `k2:${key()}`;
+/** After rotation: k2 seals, k1 still opens. */
+const ROTATED = `${K2},${K1}`;
+const MARKER = `PAYLOAD-${randomBytes(6).toString('hex')}`;
+
+const backend = inject('redisUrl') ? 'redis' : 'postgres';
+let h: SecuredHarness;
+
+beforeAll(async () => {
+  h = await startSecuredApp('security_encryption', { security: TWO_TENANTS, crypto: AesGcmPayloadCodec.fromSpec(ROTATED), backend });
+});
+afterAll(() => h?.close());
+
+const submit = (payload: object) => h.as(KEYS.acme, { method: 'POST', url: '/v1/jobs', payload });
+const read = (jobId: string) => h.as(KEYS.acme, { url: `/v1/jobs/${jobId}` });
+
+describe('encrypted columns', () => {
+  it('stores the input as a sealed envelope that does not contain the plaintext, and the API decrypts it', async () => {
+    const r = await submit({ graph: 'approval', input: { request: MARKER } });
+    expect(r.statusCode).toBe(202);
+    const jobId = r.json().jobId;
+    const stored = await readStoredPayloads(h.db.ledger.pool, jobId);
+    expect(isSealedEnvelope(stored?.input)).toBe(true);
+    expect(stored?.input).toMatchObject({ enc: 'v1', kid: 'k2' });
+    expect(Object.keys(stored?.input as object).sort()).toEqual(['data', 'enc', 'iv', 'kid', 'tag']);
+    expect(JSON.stringify(stored)).not.toContain(MARKER);
+    // A ledger without the key sees only the envelope.
+    expect((await h.db.ledger.get(jobId)).input).toEqual(stored?.input);
+    expect((await read(jobId)).json().input).toEqual({ request: MARKER });
+  });
+
+  it('keeps the idempotency fingerprint on the plaintext: same body → same job, other body → 409', async () => {
+    const body = { graph: 'approval', input: { request: MARKER }, idempotencyKey: 'enc-key-1' };
+    const first = await submit(body);
+    const again = await submit(body);
+    expect([first.statusCode, again.statusCode]).toEqual([202, 200]);
+    expect(again.json().jobId).toBe(first.json().jobId);
+    expect((await submit({ ...body, input: { request: `${MARKER}-other` } })).statusCode).toBe(409);
+  });
+
+  it('reads rows sealed with the old key (listed second) after rotation, and names a key that is missing', async () => {
+    const before = new Ledger(h.db.ledger.pool, { crypto: AesGcmPayloadCodec.fromSpec(K1) });
+    const { job } = await before.admit({ tenant: 'acme', graph: 'approval', input: { request: `${MARKER}-old` } });
+    expect(await readStoredPayloads(h.db.ledger.pool, job.jobId)).toMatchObject({ input: { enc: 'v1', kid: 'k1' } });
+    expect((await read(job.jobId)).json().input).toEqual({ request: `${MARKER}-old` });
+    const withoutOldKey = new Ledger(h.db.ledger.pool, { crypto: AesGcmPayloadCodec.fromSpec(K2) });
+    await expect(withoutOldKey.get(job.jobId)).rejects.toThrow(/sealed with key "k1"/);
+  });
+});
+
+describe('with a worker process holding the key', () => {
+  let worker: Proc;
+  beforeAll(async () => {
+    worker = spawnWorker(stackEnv(h.queueConfig, h.db.url, h.db.schema, { RUNLEDGER_ENCRYPTION_KEY: ROTATED }), 'enc-worker');
+  });
+  afterAll(async () => {
+    worker?.kill('SIGTERM');
+    await worker?.exited;
+  });
+
+  it('decrypts the input it runs and seals the result and the effect results it writes', async () => {
+    const jobId = (await submit({ graph: 'vacation', input: {} })).json().jobId;
+    const done = await waitFor(
+      'the vacation job to complete',
+      async () => {
+        const job = (await read(jobId)).json();
+        return job.status === 'completed' || job.status === 'failed' ? job : undefined;
+      },
+      30_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\nworker output:\n${worker.output()}`);
+    });
+    expect(done.status).toBe('completed');
+    const stored = await readStoredPayloads(h.db.ledger.pool, jobId);
+    expect(stored?.effects).toHaveLength(3);
+    expect(isFullySealed(stored!)).toBe(true);
+    expect(isSealedEnvelope(stored?.result)).toBe(true);
+    // Through the API: plaintext effect results (the demo provider's bookings) and result.
+    expect(done.effects.map((e: { status: string }) => e.status)).toEqual(['committed', 'committed', 'committed']);
+    for (const e of done.effects) expect(isSealedEnvelope(e.result)).toBe(false);
+    expect(JSON.stringify(done.effects)).toMatch(/flight|hotel|car/);
+    expect(done.result).not.toBeNull();
+    expect(isSealedEnvelope(done.result)).toBe(false);
+  });
+
+  it('completes an approval whose input only the key can read, and its result carries the plaintext', async () => {
+    const jobId = (await submit({ graph: 'approval', input: { request: MARKER } })).json().jobId;
+    await waitFor('the approval job to park', async () => (await read(jobId)).json().status === 'interrupted', 30_000);
+    const resumed = await h.as(KEYS.acme, { method: 'POST', url: `/v1/jobs/${jobId}/resume`, payload: { resume: { approved: true } } });
+    expect(resumed.statusCode).toBe(200);
+    const done = await waitFor('the approval job to complete', async () => {
+      const job = (await read(jobId)).json() as { status: string; result: unknown };
+      return job.status === 'completed' ? job : undefined;
+    });
+    expect(done.result).toMatchObject({ outcome: `${MARKER}: approved` });
+    expect(JSON.stringify(await readStoredPayloads(h.db.ledger.pool, jobId))).not.toContain(MARKER);
+  });
+});
+
+describe.skipIf(backend !== 'redis')('Redis', () => {
+  it('holds job ids only: no payload text in any key or value after a submission', async () => {
+    const jobId = (await submit({ graph: 'approval', input: { request: `${MARKER}-redis` }, metadata: { note: MARKER } })).json().jobId;
+    const redis = new Redis(inject('redisUrl') as string);
+    try {
+      const keys = await redis.keys(`${h.queueConfig.prefix}*`);
+      expect(keys.length).toBeGreaterThan(0);
+      let dump = '';
+      const jobDatas: string[] = [];
+      for (const k of keys) {
+        const type = await redis.type(k);
+        const value =
+          type === 'string'
+            ? await redis.get(k)
+            : type === 'hash'
+              ? await redis.hgetall(k)
+              : type === 'list'
+                ? await redis.lrange(k, '0', '-1')
+                : type === 'set'
+                  ? await redis.smembers(k)
+                  : type === 'zset'
+                    ? await redis.zrange(k, '0', '-1')
+                    : type === 'stream'
+                      ? await redis.xrange(k, '-', '+')
+                      : `(${type})`;
+        dump += `${k} ${JSON.stringify(value)}\n`;
+        // BullMQ keeps each queue job in a hash whose `data` field is what the producer added.
+        if (type === 'hash' && typeof (value as Record<string, string>).data === 'string') jobDatas.push((value as Record<string, string>).data as string);
+      }
+      expect(dump).toContain(jobId);
+      expect(dump).not.toContain(MARKER);
+      expect(jobDatas.length).toBeGreaterThan(0);
+      for (const data of jobDatas) expect(Object.keys(JSON.parse(data))).toEqual(['jobId']);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { context, type Tracer, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+
+export interface TracingOptions {
+  /** `service.name` of the spans. */
+  serviceName: string;
+  /** OTLP/HTTP base URL (OTEL_EXPORTER_OTLP_ENDPOINT, e.g. http://collector:4318); default http://localhost:4318. */
+  endpoint?: string;
+  /** Export here instead (tests: an InMemorySpanExporter), one span at a time. */
+  exporter?: SpanExporter;
+}
+
+export interface Tracing {
+  tracer: Tracer;
+  /** Flushes the spans still buffered and stops exporting. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts OpenTelemetry tracing for this process: an AsyncLocalStorage context manager (so the
+ * active span follows awaits) and a tracer provider exporting over OTLP/HTTP, registered as the
+ * global provider. Call once, from main.ts (or a test).
+ */
+export function startTracing(options: TracingOptions): Tracing {
+  const exporter = options.exporter ?? new OTLPTraceExporter({ url: `${(options.endpoint ?? 'http://localhost:4318').replace(/\/$/, '')}/v1/traces` });
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': options.serviceName }),
+    spanProcessors: [options.exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter })],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(provider);
+  return { tracer: provider.getTracer('runledger'), shutdown: () => provider.shutdown() };
+}

@@ -1,0 +1,111 @@
+// The dashboard in a real headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core): open the list served by an in-process producer on port 0, find a
+// manual_reconcile job, open its page, try to replay without confirming, confirm, and see the
+// status change. Screenshots go to test-artifacts/ (gitignored). Skipped without Chromium.
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../apps/producer/src/app';
+import { openQueue } from '../../packages/queue/src/index';
+import { loadGraphs } from '../../packages/runtime/src/index';
+import { type TestDb, testDb } from '../support/db';
+import '../support/provided';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts');
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`[browser test] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium).`);
+
+describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
+  let db: TestDb;
+  let app: ReturnType<typeof buildApp>;
+  let queue: ReturnType<typeof openQueue>;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+  let jobId: string;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    db = await testDb('browser');
+    queue = openQueue({ backend: 'postgres', databaseUrl: db.url, schema: db.schema });
+    app = buildApp({ ledger: db.ledger, queue, graphs: await loadGraphs(), schema: db.schema });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    // Some history for the list and the charts, then a job that needs a person.
+    for (let i = 0; i < 5; i++) await db.ledger.admit({ graph: 'echo', input: { steps: i + 1 } });
+    const { job } = await db.ledger.admit({ graph: 'vacation', input: {} });
+    jobId = job.jobId;
+    const claim = await db.ledger.claim(jobId, 'browser-test-worker');
+    if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
+    await db.ledger.recordEffectIntent(jobId, claim.job.fencingToken, 'book:hotel', 'book_hotel', `${jobId}:book:hotel`);
+    await db.ledger.requireManual(jobId, claim.job.fencingToken, 'effect_in_doubt', { effect: 'book_hotel' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await queue?.close();
+    await db?.close();
+  });
+
+  it('lists jobs with counts and drawn charts', async () => {
+    await page.goto(`${base}/admin`);
+    await expect.poll(() => page.locator('canvas[data-drawn="true"]').count(), { timeout: 10_000 }).toBe(2);
+    expect(await page.locator('.count', { hasText: 'manual_reconcile' }).locator('.n').textContent()).toBe('1');
+    await page.screenshot({ path: path.join(artifacts, 'dashboard-list.png'), fullPage: true });
+  });
+
+  it('filters to manual_reconcile, opens the job and shows the effect in doubt', async () => {
+    await page.selectOption('select[name="status"]', 'manual_reconcile');
+    await page.click('form.filters button[type="submit"]');
+    await page.waitForURL(/status=manual_reconcile/);
+    const row = page.locator(`tr[data-job-id="${jobId}"]`);
+    expect(await row.count()).toBe(1);
+    await row.locator('a').first().click();
+    await page.waitForURL(`${base}/admin/jobs/${jobId}`);
+    expect(await page.locator('#job-id').textContent()).toBe(jobId);
+    expect(await page.locator('.doubt').textContent()).toContain('book_hotel');
+    expect(await page.locator('.summary .badge').first().textContent()).toBe('manual_reconcile');
+    await page.screenshot({ path: path.join(artifacts, 'dashboard-job-manual.png'), fullPage: true });
+  });
+
+  it('will not replay until the confirmation is ticked, then replays and shows the new status', async () => {
+    const form = page.locator('form[data-action="replay"]');
+    await form.locator('input[name="note"]').fill('checked the hotel provider: no booking');
+    await form.locator('button[type="submit"]').click();
+    // The required checkbox stops the browser from submitting.
+    await page.waitForTimeout(300);
+    expect(page.url()).toBe(`${base}/admin/jobs/${jobId}`);
+    expect((await db.ledger.get(jobId)).status).toBe('manual_reconcile');
+
+    await form.locator('input[name="confirm"]').check();
+    await form.locator('button[type="submit"]').click();
+    await page.waitForURL(/done=replay/);
+    expect(await page.locator('.notice').textContent()).toContain('Replay requested');
+    expect(await page.locator('.summary .badge').first().textContent()).toBe('accepted');
+    expect(await page.locator('table.timeline').textContent()).toContain('replay_requested');
+    await page.screenshot({ path: path.join(artifacts, 'dashboard-job-replayed.png'), fullPage: true });
+    expect((await db.ledger.get(jobId)).status).toBe('accepted');
+    // No script errors and no Content-Security-Policy violations on any page.
+    expect(problems).toEqual([]);
+  });
+});
