@@ -26,6 +26,7 @@ export function stackEnv(q: QueueConfig, databaseUrl: string, schema: string, ex
     ...(q.redisUrl ? { REDIS_URL: q.redisUrl } : { REDIS_URL: '' }),
     QUEUE_PREFIX: q.prefix ?? 'runledger',
     LOG_LEVEL: 'info',
+    METRICS_PORT: '0',
     ...extra,
   };
 }

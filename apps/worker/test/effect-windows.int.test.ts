@@ -1,5 +1,6 @@
 // Effects under real SIGKILL (DESIGN §8 windows E and F, issue 5): the vacation agent books
 // flight, hotel and car in parallel; results are [flight, hotel, car] counts.
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ExampleBookings } from '../../../packages/ledger/src/index';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
@@ -57,9 +58,13 @@ describe('effects across a SIGKILL (vacation agent, Redis queue when available)'
   afterAll(() => db?.close());
 
   it('E: flight and hotel persisted, car killed before its call → entries [1,1,2], bookings [1,1,1]', async () => {
+    // Crash point: flight's and hotel's task writes are persisted (not only their effects) and
+    // the car's tool body is running.
+    const saver = new PostgresSaver(db.ledger.pool, undefined, { schema: db.schema });
     const done = await crashAndRecover({ delays: { car: 4_000 } }, async (jobId) => {
-      const committed = (await db.ledger.effects(jobId)).filter((e) => e.status === 'committed').map((e) => e.name);
-      return committed.includes('book_flight') && committed.includes('book_hotel') && (await nodeEntries(db.ledger, jobId)).book_car === 1;
+      const tuple = await saver.getTuple({ configurable: { thread_id: jobId } });
+      const toolWrites = (tuple?.pendingWrites ?? []).filter(([, channel]) => channel === 'messages').length;
+      return toolWrites >= 2 && (await nodeEntries(db.ledger, jobId)).book_car === 1;
     });
     expect(done.status).toBe('completed');
     expect(await toolEntries(done.jobId)).toEqual([1, 1, 2]);
