@@ -107,7 +107,8 @@ describe.each(backends)('crash windows on the %s queue backend', (backend) => {
 
   it('L: SIGTERM mid-run drains at a step boundary and hands over without waiting for the TTL', async () => {
     const a = worker('a-L');
-    const job = await submit(db.ledger, q, { graph: 'echo', input: { steps: 3, sleepMs: 1_500, traceNodes: true } });
+    // Long enough (9 s) that B's start-up on a loaded machine still lands mid-run.
+    const job = await submit(db.ledger, q, { graph: 'echo', input: { steps: 6, sleepMs: 1_500, traceNodes: true } });
     await waitForEvent(db.ledger, job.jobId, 'step1 entered', (e) => e.type === 'node_entered');
     const b = worker('b-L');
     await waitFor('B to start', async () => b.output().includes('worker started'));
@@ -121,6 +122,6 @@ describe.each(backends)('crash windows on the %s queue backend', (backend) => {
     if (!released || !reclaimed) throw new Error(`no drained hand-over in ${events.map((e) => e.type).join(',')}`);
     expect(reclaimed.at.getTime() - released.at.getTime()).toBeLessThan(2_000);
     // The step in flight finished before the drain: nothing ran twice.
-    expect(await nodeEntries(db.ledger, job.jobId)).toEqual({ step1: 1, step2: 1, step3: 1 });
+    expect(await nodeEntries(db.ledger, job.jobId)).toEqual({ step1: 1, step2: 1, step3: 1, step4: 1, step5: 1, step6: 1 });
   });
 });
