@@ -55,6 +55,8 @@ export class GroupCommit implements Admitter {
       return;
     }
     const created = results.flatMap((r) => ('job' in r && r.created ? [r.job] : []));
+    // Test hook (crash window B): die between the commit and the queue add.
+    if (created.length > 0 && this.options.crashAt === 'after_admit_commit') process.kill(process.pid, 'SIGKILL');
     const enqueued = await this.deliverTogether(created, batch[0]!.log);
     results.forEach((r, i) => {
       const p = batch[i]!;
