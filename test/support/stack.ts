@@ -97,3 +97,21 @@ export async function nodeEntries(ledger: Ledger, jobId: string): Promise<Record
   for (const e of await ledger.events(jobId)) if (e.type === 'node_entered') counts[String(e.detail.node)] = (counts[String(e.detail.node)] ?? 0) + 1;
   return counts;
 }
+
+/** The processes one test file starts: their output is printed when a test fails, and all are SIGKILLed after each test. */
+export function processRegistry() {
+  const procs: Proc[] = [];
+  return {
+    add(p: Proc): Proc {
+      procs.push(p);
+      return p;
+    },
+    async cleanup(ctx: { task: { result?: { state?: string } } }): Promise<void> {
+      if (ctx.task.result?.state === 'fail') for (const p of procs) console.log(`--- ${p.child.pid}\n${p.output().slice(-4000)}`);
+      for (const p of procs.splice(0)) {
+        p.kill('SIGKILL');
+        await p.exited;
+      }
+    },
+  };
+}

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const tracingOn = config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || config.RUNLEDGER_TRACING === '1' || config.RUNLEDGER_TRACING === 'true';
   // The OpenTelemetry SDK is loaded only when tracing is on.
   const tracing = tracingOn
-    ? (await import('./telemetry-setup')).startTracing({ serviceName: 'runledger-producer', endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT })
+    ? (await import('@runledger/telemetry')).startTracing({ serviceName: 'runledger-producer', endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT })
     : undefined;
   const app = buildApp({
     tracer: tracing?.tracer,

@@ -4,17 +4,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../../packages/ledger/src/index';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
-import { type Proc, queueConfigFor, spawnProcess, spawnWorker, stackEnv, waitForStatus } from '../../../test/support/stack';
+import { processRegistry, queueConfigFor, spawnProcess, spawnWorker, stackEnv, waitForStatus } from '../../../test/support/stack';
 import '../../../test/support/provided';
 
 describe('window B: producer killed between ledger commit and queue add', () => {
   let db: TestDb;
   let env: NodeJS.ProcessEnv;
-  const procs: Proc[] = [];
-  const start = (p: Proc) => {
-    procs.push(p);
-    return p;
-  };
+  const procs = processRegistry();
+  const start = procs.add;
 
   beforeAll(async () => {
     db = await testDb('window_b');
@@ -22,13 +19,7 @@ describe('window B: producer killed between ledger commit and queue add', () => 
     const q = queueConfigFor(redis ? 'redis' : 'postgres', db.url, db.schema, redis);
     env = stackEnv(q, db.url, db.schema, { LEASE_TTL_MS: '1500', SWEEP_INTERVAL_MS: '250' });
   });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') for (const p of procs) console.log(`--- ${p.child.pid}\n${p.output().slice(-3000)}`);
-    for (const p of procs.splice(0)) {
-      p.kill('SIGKILL');
-      await p.exited;
-    }
-  });
+  afterEach((ctx) => procs.cleanup(ctx));
   afterAll(() => db?.close());
 
   async function producer(extra: Record<string, string>) {

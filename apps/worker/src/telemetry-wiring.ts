@@ -1,6 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Ledger } from '@runledger/ledger';
 import type { GraphRegistry } from '@runledger/runtime';
+import type { Tracing } from '@runledger/telemetry';
 import type { DeliveryOutcome } from './execute';
 import { withRunFields } from './log';
 import { type DeliveryTiming, WorkerMetrics } from './metrics';
@@ -8,7 +9,6 @@ import { type MetricsServer, startMetricsServer } from './metrics-server';
 import { RetentionTask } from './retention';
 import { composeDeliveryWrappers, type DeliveryWrapper, traceDeliveries } from './telemetry';
 import { instrumentGraphs } from './telemetry-graphs';
-import type { Tracing } from './telemetry-setup';
 
 type Log = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
@@ -51,7 +51,7 @@ export async function createObservability(o: ObservabilityOptions): Promise<Obse
     ? undefined
     : 'tracer' in o.tracing
       ? { tracer: o.tracing.tracer, shutdown: async () => {} }
-      : (await import('./telemetry-setup')).startTracing({ serviceName: 'runledger-worker', endpoint: o.tracing.endpoint });
+      : (await import('@runledger/telemetry')).startTracing({ serviceName: 'runledger-worker', endpoint: o.tracing.endpoint });
   const retention =
     o.retentionDays === undefined
       ? undefined

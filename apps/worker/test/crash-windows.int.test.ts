@@ -3,7 +3,7 @@
 // B recovers it. Node entries are counted from fenced `node_entered` events of all attempts.
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
-import { nodeEntries, type Proc, queueConfigFor, spawnWorker, stackEnv, submit, waitForEvent, waitForStatus } from '../../../test/support/stack';
+import { nodeEntries, processRegistry, queueConfigFor, spawnWorker, stackEnv, submit, waitForEvent, waitForStatus } from '../../../test/support/stack';
 import '../../../test/support/provided';
 
 const backends = (['redis', 'postgres'] as const).filter((b) => b === 'postgres' || inject('redisUrl'));
@@ -12,11 +12,9 @@ describe.each(backends)('crash windows on the %s queue backend', (backend) => {
   let db: TestDb;
   let env: NodeJS.ProcessEnv;
   let q: ReturnType<typeof queueConfigFor>;
-  const procs: Proc[] = [];
+  const procs = processRegistry();
   const worker = (id: string, extra: Record<string, string> = {}) => {
-    const p = spawnWorker(env, id, extra);
-    procs.push(p);
-    return p;
+    return procs.add(spawnWorker(env, id, extra));
   };
 
   beforeAll(async () => {
@@ -24,13 +22,7 @@ describe.each(backends)('crash windows on the %s queue backend', (backend) => {
     q = queueConfigFor(backend, db.url, db.schema, inject('redisUrl'));
     env = stackEnv(q, db.url, db.schema, { LEASE_TTL_MS: '1500', SWEEP_INTERVAL_MS: '250', WORKER_CONCURRENCY: '4' });
   });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') for (const p of procs) console.log(`--- ${p.child.pid}\n${p.output().slice(-4000)}`);
-    for (const p of procs.splice(0)) {
-      p.kill('SIGKILL');
-      await p.exited;
-    }
-  });
+  afterEach((ctx) => procs.cleanup(ctx));
   afterAll(() => db?.close());
 
   it('C: killed after the claim, before any checkpoint → replays the stored input', async () => {

@@ -4,7 +4,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ExampleBookings } from '../../../packages/ledger/src/index';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
-import { nodeEntries, type Proc, queueConfigFor, spawnWorker, stackEnv, submit, waitForStatus } from '../../../test/support/stack';
+import { nodeEntries, processRegistry, queueConfigFor, spawnWorker, stackEnv, submit, waitForStatus } from '../../../test/support/stack';
 import '../../../test/support/provided';
 
 const KINDS = ['flight', 'hotel', 'car'] as const;
@@ -15,11 +15,9 @@ describe('effects across a SIGKILL (vacation agent, Redis queue when available)'
   let env: NodeJS.ProcessEnv;
   let q: ReturnType<typeof queueConfigFor>;
   let bookings: ExampleBookings;
-  const procs: Proc[] = [];
+  const procs = processRegistry();
   const worker = (id: string) => {
-    const p = spawnWorker(env, id);
-    procs.push(p);
-    return p;
+    return procs.add(spawnWorker(env, id));
   };
   const bookedPerKind = async (jobId: string) => {
     const counts = await bookings.countBookings(jobId);
@@ -48,13 +46,7 @@ describe('effects across a SIGKILL (vacation agent, Redis queue when available)'
     env = stackEnv(q, db.url, db.schema, { LEASE_TTL_MS: '1500', SWEEP_INTERVAL_MS: '250' });
     bookings = new ExampleBookings(db.ledger.pool);
   });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') for (const p of procs) console.log(`--- ${p.child.pid}\n${p.output().slice(-3000)}`);
-    for (const p of procs.splice(0)) {
-      p.kill('SIGKILL');
-      await p.exited;
-    }
-  });
+  afterEach((ctx) => procs.cleanup(ctx));
   afterAll(() => db?.close());
 
   it('E: flight and hotel persisted, car killed before its call → entries [1,1,2], bookings [1,1,1]', async () => {

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../../apps/producer/src/app';
 import { openQueue } from '../../../packages/queue/src/index';
 import { loadGraphs } from '../../../packages/runtime/src/index';
+import { startTracing, type Tracing } from '../../../packages/telemetry/src/index';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
 import { queueConfigFor, waitForStatus } from '../../../test/support/stack';
 import { RunledgerWorker } from '../src/index';
 import { createLogger } from '../src/log';
-import { startTracing, type Tracing } from '../src/telemetry-setup';
 import { createObservability, type Observability } from '../src/telemetry-wiring';
 import '../../../test/support/provided';
 
