@@ -10,15 +10,16 @@ import '../../../test/support/provided';
 const KINDS = ['flight', 'hotel', 'car'] as const;
 const TOOLS = ['book_flight', 'book_hotel', 'book_car'] as const;
 
-describe('effects across a SIGKILL (vacation agent, Redis queue when available)', () => {
+// Both queue backends; without Redis only the PostgreSQL one runs (the global setup says so).
+const backends = (['redis', 'postgres'] as const).filter((b) => b === 'postgres' || inject('redisUrl'));
+
+describe.each(backends)('effects across a SIGKILL (vacation agent, %s queue backend)', (backend) => {
   let db: TestDb;
   let env: NodeJS.ProcessEnv;
   let q: ReturnType<typeof queueConfigFor>;
   let bookings: ExampleBookings;
   const procs = processRegistry();
-  const worker = (id: string) => {
-    return procs.add(spawnWorker(env, id));
-  };
+  const worker = (id: string) => procs.add(spawnWorker(env, id));
   const bookedPerKind = async (jobId: string) => {
     const counts = await bookings.countBookings(jobId);
     return KINDS.map((k) => counts[k] ?? 0);
@@ -40,9 +41,8 @@ describe('effects across a SIGKILL (vacation agent, Redis queue when available)'
   }
 
   beforeAll(async () => {
-    db = await testDb('effect_windows');
-    const redis = inject('redisUrl');
-    q = queueConfigFor(redis ? 'redis' : 'postgres', db.url, db.schema, redis);
+    db = await testDb(`effect_windows_${backend}`);
+    q = queueConfigFor(backend, db.url, db.schema, inject('redisUrl'));
     env = stackEnv(q, db.url, db.schema, { LEASE_TTL_MS: '1500', SWEEP_INTERVAL_MS: '250' });
     bookings = new ExampleBookings(db.ledger.pool);
   });
