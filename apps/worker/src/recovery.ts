@@ -34,6 +34,8 @@ export function decide(job: Job, pendingEffects: Array<{ effectKey: string; name
   const resume = job.resumeValue as { value: unknown } | null;
   if (resume && interrupts.length > 0) return { action: 'resume_command', value: resume.value };
   if (interrupts.length > 0) return { action: 'park', interrupts };
-  if (!state || state.next.length === 0) return { action: 'complete_finished' };
+  // Finished only when nothing is left: after a crash between a step's task writes and its
+  // checkpoint, `next` is empty (LangGraph hides tasks that already have writes) but `tasks` is not.
+  if (!state || (state.next.length === 0 && state.tasks.length === 0)) return { action: 'complete_finished' };
   return { action: 'resume', reason: job.recoveryReason ?? 'checkpoint' };
 }

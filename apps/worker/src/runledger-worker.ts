@@ -78,7 +78,16 @@ export class RunledgerWorker {
     this.bull.on('error', (err) => this.deps.log('warn', 'queue error', { error: err.message }));
   }
 
-  private async process(bullJob: BullJob<{ jobId: string }>, token?: string): Promise<DeliveryOutcome> {
+  /** Deliveries being processed right now (drain waits for them). */
+  private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
+
+  private process(bullJob: BullJob<{ jobId: string }>, token?: string): Promise<DeliveryOutcome> {
+    const work = this.processDelivery(bullJob, token);
+    this.inFlight.add(work);
+    return work.finally(() => this.inFlight.delete(work));
+  }
+
+  private async processDelivery(bullJob: BullJob<{ jobId: string }>, token?: string): Promise<DeliveryOutcome> {
     const { jobId } = bullJob.data;
     const startedAt = Date.now();
     const run = () => executeDelivery(this.deps, jobId);
@@ -113,14 +122,19 @@ export class RunledgerWorker {
    * redelivery, then close. Resolves when everything is closed.
    */
   async drain(): Promise<void> {
-    const closing = this.bull?.close();
+    const closing = this.bull?.close().catch(() => {});
     for (const control of this.controls.values()) control.requestDrain('worker shutting down');
     const grace = setTimeout(() => this.keeper.abortAll(new RunAbort('drain', 'worker shutting down')), this.deps.drainGraceMs);
     try {
-      await closing;
+      // Our own deliveries end by themselves: drained at a step boundary, or aborted after the grace.
+      await Promise.allSettled([...this.inFlight]);
     } finally {
       clearTimeout(grace);
     }
+    // BullMQ's close waits on Redis without a limit; with Redis down it would hang the drain.
+    let bounded: NodeJS.Timeout | undefined;
+    await Promise.race([closing, new Promise((resolve) => (bounded = setTimeout(resolve, 2_000)))]);
+    clearTimeout(bounded);
     await this.close();
   }
 
