@@ -1,0 +1,63 @@
+// `npm run chaos`: the chaos harness of DESIGN §9.
+//   npm run chaos                    default run: ≥ 500 jobs, ≥ 30 faults of every kind (10–20 min)
+//   npm run chaos -- --short         CI form, about 3 minutes
+//   npm run chaos -- --long          soak (about an hour)
+//   npm run chaos -- --seed 42       replays the job mix and fault schedule of seed 42
+//   npm run chaos -- --matrix        the crash-window lab table A–M of DESIGN §8
+//   npm run chaos -- --matrix --windows E,F   only those windows
+//   --out DIR                        where <seed>.json goes (default chaos/results)
+// Exits 1 when any invariant is violated (or any window's verdict fails), 2 on bad arguments.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runMatrix } from './matrix';
+import { table, writeResult } from './report';
+import { MODES, runSoak } from './soak';
+
+function parse() {
+  const { values } = parseArgs({
+    options: {
+      seed: { type: 'string' },
+      short: { type: 'boolean', default: false },
+      long: { type: 'boolean', default: false },
+      matrix: { type: 'boolean', default: false },
+      windows: { type: 'string' },
+      out: { type: 'string', default: path.join(import.meta.dirname, 'results') },
+    },
+  });
+  const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer, got ${values.seed}`);
+  if (values.short && values.long) throw new Error('--short and --long exclude each other');
+  return { ...values, seed };
+}
+
+async function main(): Promise<number> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse();
+  } catch (err) {
+    console.error(`chaos: ${(err as Error).message}`);
+    return 2;
+  }
+  // Every child process dies with the harness, whatever ends it.
+  const cleanup: Array<() => void> = [];
+  process.on('exit', () => {
+    for (const c of cleanup) c();
+  });
+  for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => process.exit(130));
+
+  if (args.matrix) return runMatrix(args.out, cleanup, args.windows?.split(','));
+  const mode = args.long ? MODES.long : args.short ? MODES.short : MODES.default;
+  const result = await runSoak(args.seed, mode, cleanup);
+  console.log(`\n${table(result)}`);
+  console.log(`\nresult: ${writeResult(args.out, result)}\nprocess logs: ${result.logDir}`);
+  if (result.keptDatabase) console.log(`database kept for inspection: ${result.keptDatabase}`);
+  return result.violations.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    console.error(`chaos: ${err.stack ?? err.message}`);
+    process.exit(1);
+  },
+);

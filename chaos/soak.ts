@@ -1,0 +1,154 @@
+// A chaos run: its own PostgreSQL and Redis, a producer and N workers, a seeded job mix
+// submitted over HTTP while seeded faults hit every part, then the audit of DESIGN §9.
+import path from 'node:path';
+import { auditRun } from './audit';
+import { ApprovalResumer, Submissions } from './clients';
+import { buildSchedule, FAULT_KINDS, FaultInjector, type FaultKind } from './faults';
+import { ChaosPostgres, ChaosRedis, scratchDir } from './infra';
+import { Rng } from './prng';
+import { type RunResult, violationsOf } from './report';
+import { waitSettled, watchLeases } from './settle';
+import { Stack } from './stack';
+import { Supervisor } from './supervisor';
+import { buildWorkload, probeSpec } from './workload';
+
+export interface SoakConfig {
+  mode: 'short' | 'default' | 'long';
+  jobs: number;
+  faults: Record<FaultKind, number>;
+  /** Time over which jobs are submitted and faults injected. */
+  windowMs: number;
+  workers: number;
+  workerConcurrency: number;
+  leaseTtlMs: number;
+  sweepIntervalMs: number;
+  /** Longest wait for every job to settle after the faults. */
+  settleTimeoutMs: number;
+}
+
+const each = (n: number) => Object.fromEntries(FAULT_KINDS.map((k) => [k, n])) as Record<FaultKind, number>;
+const base = { workers: 3, workerConcurrency: 4, leaseTtlMs: 2_000, sweepIntervalMs: 250 };
+
+export const MODES: Record<SoakConfig['mode'], SoakConfig> = {
+  // CI: about two and a half minutes on 2 cores; the costly faults (PostgreSQL, producer restarts) fewer.
+  short: {
+    ...base,
+    mode: 'short',
+    workers: 4,
+    jobs: 100,
+    faults: { ...each(12), postgres_restart: 4, producer_crash_after_commit: 4 },
+    windowMs: 110_000,
+    settleTimeoutMs: 60_000,
+  },
+  default: { ...base, mode: 'default', jobs: 600, faults: each(32), windowMs: 660_000, settleTimeoutMs: 180_000 },
+  long: { ...base, mode: 'long', jobs: 3_000, faults: each(160), windowMs: 3_300_000, settleTimeoutMs: 300_000 },
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const say = (msg: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+/** Runs one chaos run; `cleanup` collects what an exit handler must kill. */
+export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<() => void>): Promise<RunResult> {
+  const started = Date.now();
+  const rng = new Rng(seed);
+  const [workloadRng, scheduleRng, faultRng] = [rng.fork(), rng.fork(), rng.fork()];
+  const dir = scratchDir(`runledger-chaos-${seed}-`);
+  say(`seed ${seed} (replay with --seed ${seed}), mode ${config.mode}, scratch ${dir}`);
+  const pg = await ChaosPostgres.start(dir);
+  cleanup.push(() => pg.killNow());
+  const redis = await ChaosRedis.start();
+  cleanup.push(() => redis.killNow());
+  const stack = await Stack.create(pg, redis, { schema: 'chaos', ...config, logDir: path.join(dir, 'logs') });
+  cleanup.push(() => stack.killNow());
+  const slots = Array.from({ length: config.workers }, (_, i) => `w${i + 1}`);
+  await Promise.all([stack.startProducer(), ...slots.map((s) => stack.startWorker(s))]);
+  say(`PostgreSQL :${pg.port}, Redis :${redis.port}, producer :${stack.producerPort}, ${config.workers} workers`);
+
+  const specs = buildWorkload(workloadRng, config.jobs, seed);
+  const schedule = buildSchedule(scheduleRng, config.faults, config.windowMs);
+  let deadline = Number.POSITIVE_INFINITY;
+  const submissions = new Submissions(stack.client, () => deadline);
+  const resumer = new ApprovalResumer(stack.ledger, stack.client, submissions);
+  let probes = config.jobs;
+  const probe = () => submissions.submit(probeSpec(seed, probes++));
+  const supervisor = new Supervisor(stack, slots);
+  const injector = new FaultInjector(supervisor, faultRng, probe);
+  resumer.start();
+  supervisor.startWatchdog();
+
+  const t0 = Date.now();
+  const inFlight: Array<Promise<void>> = [];
+  const submitting = (async () => {
+    for (const spec of specs) {
+      await sleep(t0 + (spec.index * config.windowMs) / config.jobs - Date.now());
+      inFlight.push(submissions.submit(spec));
+      if (spec.index % 50 === 0) say(`submitted ${spec.index}/${config.jobs}; faults so far ${JSON.stringify(injector.done)}`);
+    }
+  })();
+  const faulting = (async () => {
+    for (const f of schedule) {
+      await sleep(t0 + f.atMs - Date.now());
+      await injector.inject(f.kind);
+    }
+  })();
+  await Promise.all([submitting, faulting]);
+  say('scheduled faults done; healing');
+  await injector.heal();
+  // The closing fault: with everything healed and jobs running, kill the worker holding the most
+  // leases; every lease held then must end within lease TTL + sweep interval (invariant 7).
+  const longJobs = [0, 1, 2, 3].map(() => probeSpec(seed, probes++, { steps: 3, sleepMs: 500 }));
+  inFlight.push(...longJobs.map((s) => submissions.submit(s)));
+  const watched = await injector.closingKill((owner, killedAt) => watchLeases(stack.ledger, owner, killedAt, 60_000));
+  const lease = watched ?? { owner: '-', watched: 0, longestMs: -1, jobId: null, stillHeld: [] };
+  say(`closing fault done; longest lease after it: ${lease.longestMs} ms`);
+  deadline = Date.now() + config.settleTimeoutMs;
+  await Promise.all(inFlight);
+  let lastOpen = -1;
+  let open = await waitSettled(stack.ledger, submissions, Math.max(0, deadline - Date.now()), (n) => {
+    if (n !== lastOpen && n % 10 === 0) say(`${n} job(s) still open`);
+    lastOpen = n;
+  });
+  // Same key and body again → the same job (200); same key, another body → 409.
+  for (const spec of specs.filter((s) => s.resubmitAfter)) {
+    await submissions.resubmit(spec);
+    await submissions.sendConflict(spec);
+  }
+  open = await waitSettled(stack.ledger, submissions, 5_000);
+  say(`settled (${open.length} open); auditing`);
+  await resumer.stop();
+  supervisor.stopWatchdog();
+
+  const warnings: string[] = [];
+  const audit = await auditRun(stack, submissions, warnings);
+  for (const x of supervisor.unexpectedExits) warnings.push(`unexpected exit of ${x.target} at ${x.at}: ${x.detail}`);
+  for (const d of injector.uncleanDrains) warnings.push(`SIGTERM of ${d.target} did not end in a clean drain: ${d.detail}`);
+  const rej = stack.rejections();
+  const partial: Omit<RunResult, 'violations'> = {
+    seed,
+    mode: config.mode,
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    config: { ...config },
+    audit,
+    staleWrites: {
+      rejected: rej.leaseLostStops,
+      rejectedCheckpointWrites: rej.rejectedCheckpointWrites,
+      leaseLostErrorLines: rej.leaseLostErrorLines,
+      applied: audit.fencing.staleWritesApplied,
+    },
+    leaseAfterLastFault: { ...lease, boundMs: config.leaseTtlMs + config.sweepIntervalMs, marginMs: 500 },
+    faults: { injected: injector.done, skipped: injector.skipped, total: Object.values(injector.done).reduce((x, y) => x + y, 0), timeline: injector.timeline },
+    unexpectedExits: supervisor.unexpectedExits,
+    approvalsResumed: resumer.resumed,
+    submissionRetries: submissions.retries,
+    logDir: path.join(dir, 'logs'),
+    warnings,
+  };
+  const violations = violationsOf(partial);
+  await stack.close();
+  await redis.stop();
+  // Keep the database of a failed run for inspection (its path is in the result).
+  if (violations.length === 0) await pg.remove();
+  else await pg.stop();
+  return { ...partial, violations, ...(violations.length > 0 ? { keptDatabase: pg.dir } : {}) };
+}

@@ -1,0 +1,136 @@
+// One Runledger deployment on the chaos servers: a schema and queue prefix of its own, a
+// producer and N workers as real processes, and the harness's own ledger pool and HTTP client.
+import path from 'node:path';
+import type pg from 'pg';
+import { RunledgerClient } from '../packages/client/src/index';
+import { createPool, freePort, isPortOpen, Ledger, migrate } from '../packages/ledger/src/index';
+import type { ChaosPostgres, ChaosRedis } from './infra';
+import { Proc, sumRejections } from './procs';
+
+export interface StackOptions {
+  schema: string;
+  leaseTtlMs: number;
+  sweepIntervalMs: number;
+  workerConcurrency: number;
+  logDir: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Stack {
+  readonly ledger: Ledger;
+  readonly pool: pg.Pool;
+  readonly client: RunledgerClient;
+  producer: Proc | undefined;
+  /** Live worker per slot (undefined while a slot is down). */
+  readonly workers = new Map<string, Proc>();
+  /** Every process ever started, for the rejection counts of the dead ones too. */
+  readonly all: Proc[] = [];
+  private spawned = 0;
+
+  private constructor(
+    readonly pg: ChaosPostgres,
+    readonly redis: ChaosRedis,
+    readonly options: StackOptions,
+    readonly producerPort: number,
+  ) {
+    this.pool = createPool({ connectionString: pg.url, schema: options.schema, max: 8, onError: () => {} });
+    this.ledger = new Ledger(this.pool, { leaseTtlMs: options.leaseTtlMs });
+    this.client = new RunledgerClient({ baseUrl: `http://127.0.0.1:${producerPort}`, retries: 2, retryDelayMs: 200, requestTimeoutMs: 5_000 });
+  }
+
+  /** Migrates the schema; no process runs yet. */
+  static async create(pg: ChaosPostgres, redis: ChaosRedis, options: StackOptions): Promise<Stack> {
+    await migrate({ connectionString: pg.url, schema: options.schema });
+    return new Stack(pg, redis, options, await freePort());
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return {
+      ...process.env,
+      DATABASE_URL: this.pg.url,
+      DB_SCHEMA: this.options.schema,
+      REDIS_URL: this.redis.url,
+      QUEUE_BACKEND: 'redis',
+      QUEUE_PREFIX: this.options.schema,
+      LEASE_TTL_MS: String(this.options.leaseTtlMs),
+      SWEEP_INTERVAL_MS: String(this.options.sweepIntervalMs),
+      WORKER_CONCURRENCY: String(this.options.workerConcurrency),
+      LOG_LEVEL: 'info',
+      RUNLEDGER_TEST_CRASH_AT: '',
+      // Several workers on one machine: no Prometheus port each.
+      METRICS_PORT: '0',
+    };
+  }
+
+  private spawn(name: string, entry: string, extra: Record<string, string>): Proc {
+    const p = new Proc(
+      `${String(++this.spawned).padStart(3, '0')}-${name}`,
+      entry,
+      { ...this.env, ...extra },
+      path.join(this.options.logDir, this.options.schema),
+    );
+    this.all.push(p);
+    return p;
+  }
+
+  /** Starts the producer and waits until it listens. `extra` env, e.g. the crash hook. */
+  async startProducer(extra: Record<string, string> = {}): Promise<Proc> {
+    const p = this.spawn('producer', 'apps/producer/src/main.ts', { PORT: String(this.producerPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra });
+    this.producer = p;
+    for (let i = 0; !(await isPortOpen(this.producerPort, '127.0.0.1', 200)); i++) {
+      if (!p.alive || i > 300) throw new Error(`producer did not start:\n${p.recent}`);
+      await sleep(50);
+    }
+    return p;
+  }
+
+  /** Stops the producer (SIGTERM drains; SIGKILL does not) and waits for its exit. */
+  async stopProducer(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const p = this.producer;
+    this.producer = undefined;
+    if (!p) return;
+    p.kill(signal);
+    await p.exited;
+  }
+
+  /** Starts the worker of `slot` (its id is `<slot>-<n>`) and waits for "worker started". */
+  async startWorker(slot: string, extra: Record<string, string> = {}): Promise<Proc> {
+    const n = this.all.filter((p) => p.name.endsWith(`-${slot}`)).length + 1;
+    const p = this.spawn(slot, 'apps/worker/src/main.ts', { RUNLEDGER_WORKER_ID: `${slot}-${n}`, ...extra });
+    this.workers.set(slot, p);
+    await p.waitForLine('worker started', 60_000);
+    return p;
+  }
+
+  /** Sends `signal` to the worker of `slot`, waits for its exit and forgets it. */
+  async stopWorker(slot: string, signal: NodeJS.Signals): Promise<number | null> {
+    const p = this.workers.get(slot);
+    if (!p) return null;
+    this.workers.delete(slot);
+    p.kill(signal);
+    return p.exited;
+  }
+
+  /** The worker id the lease owner column holds for a live slot. */
+  workerIdOf(slot: string): string | undefined {
+    const p = this.workers.get(slot);
+    return p ? `${slot}-${this.all.filter((q) => q.name.endsWith(`-${slot}`)).indexOf(p) + 1}` : undefined;
+  }
+
+  rejections() {
+    return sumRejections(this.all);
+  }
+
+  /** Kills every process at once and closes the pool. */
+  async close(): Promise<void> {
+    for (const p of this.all) p.kill('SIGKILL');
+    await Promise.all(this.all.map((p) => p.exited));
+    await this.pool.end().catch(() => {});
+  }
+
+  /** Synchronous kill for exit handlers. */
+  killNow(): void {
+    for (const p of this.all) p.kill('SIGKILL');
+  }
+}
