@@ -17,25 +17,68 @@ export interface Figure {
   /** The ratio this figure should reach. */
   target?: number;
   met?: boolean;
+  /** How the target reads in the report (`≥ 0.7×`, `≤ 1.1×`, `≤ 7,000 ms`). */
+  targetText?: string;
   note?: string;
+  /** The raw samples, kept in the JSON for plots (recovery times, for instance). */
+  samples?: number[];
 }
 
 export interface BenchOptions {
   /** Longer measurements and more repeats (`npm run bench -- --full`). */
   full: boolean;
+  /** Tiny sizes that only check a module works (`--smoke`); nothing is written. */
+  smoke?: boolean;
   databaseUrl: string;
   redisUrl: string | null;
 }
 
-/** A benchmark module: `bench/<name>.ts` exporting `run`. */
+/** A chart of a module's figures: a Vega-Lite spec, rendered to `bench/results/<date>-<file>.svg`. */
+export interface Plot {
+  file: string;
+  title: string;
+  spec: Record<string, unknown>;
+}
+
+/** A benchmark module: `bench/<name>.ts` exporting `run`, and `plots` when it draws charts. */
 export interface BenchModule {
   run(opts: BenchOptions): Promise<Figure[]>;
+  plots?(figures: Figure[]): Plot[];
+}
+
+/** The size for the mode: `--smoke`, quick (the default) or `--full`. */
+export function size<T>(opts: BenchOptions, sizes: { smoke: T; quick: T; full: T }): T {
+  return opts.smoke ? sizes.smoke : opts.full ? sizes.full : sizes.quick;
 }
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** The p-th percentile (0–100) of the samples, linearly interpolated between ranks. */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const rank = (p / 100) * (s.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  return s[lo]! + (s[hi]! - s[lo]!) * (rank - lo);
+}
+
+/**
+ * A percentile of one distribution (recovery times, for instance): the value is the percentile,
+ * min–max the whole range of the samples, runs their count; the samples are kept for plots.
+ */
+export function summarizePercentile(name: string, unit: string, samples: number[], p: number, note?: string): Figure {
+  if (samples.length === 0) throw new Error(`no samples for ${name}`);
+  const v = percentile(samples, p);
+  return { name, value: v, unit, median: v, min: Math.min(...samples), max: Math.max(...samples), runs: samples.length, samples, ...(note ? { note } : {}) };
+}
+
+/** `figure` checked against an absolute limit it must stay at or under (`≤ 7,000 ms`). */
+export function withLimit(figure: Figure, limit: number, text: string): Figure {
+  return { ...figure, targetText: text, met: figure.median <= limit };
 }
 
 /** A figure from repeated samples (at least one). */
@@ -45,10 +88,15 @@ export function summarize(name: string, unit: string, samples: number[], note?: 
   return { name, value: m, unit, median: m, min: Math.min(...samples), max: Math.max(...samples), runs: samples.length, ...(note ? { note } : {}) };
 }
 
-/** `figure` held against `baseline` (ratio of medians), checked against `target` when given. */
-export function holdAgainst(figure: Figure, baseline: Figure, target?: number): Figure {
+/**
+ * `figure` held against `baseline` (ratio of medians), checked against `target` when given:
+ * the ratio must reach it when higher is better (throughput), stay under it when lower is (time).
+ */
+export function holdAgainst(figure: Figure, baseline: Figure, target?: number, better: 'higher' | 'lower' = 'higher'): Figure {
   const ratio = figure.median / baseline.median;
-  return { ...figure, heldAgainst: baseline.name, ratio, ...(target === undefined ? {} : { target, met: ratio >= target }) };
+  if (target === undefined) return { ...figure, heldAgainst: baseline.name, ratio };
+  const met = better === 'higher' ? ratio >= target : ratio <= target;
+  return { ...figure, heldAgainst: baseline.name, ratio, target, met, targetText: `${better === 'higher' ? '≥' : '≤'} ${target}×` };
 }
 
 /**

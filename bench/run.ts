@@ -1,19 +1,39 @@
-// Runs the benchmark modules and writes bench/results/<date>.json and .md.
-//   npm run bench              quick form (about a minute or two on 2 cores)
+// Runs the benchmark modules and writes bench/results/<date>.json, .md and the charts (.svg).
+//   npm run bench              quick form (under ten minutes on 2 cores)
 //   npm run bench -- --full    longer measurements, more repeats
-//   npm run bench -- admit     only the named modules
+//   npm run bench -- admit     only the named modules (the day's other figures are kept)
+//   npm run bench -- --smoke   tiny sizes, to check the modules work; writes nothing
+//   npm run bench -- --profile spawned workers and helpers write V8 CPU profiles to bench/results/profiles/
 // DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); REDIS_URL, else :6379 when open.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { isPortOpen } from '../packages/ledger/src/index';
 import type { BenchModule, BenchOptions, Figure } from './figures';
+import { profiling } from './lib/processes';
+import { fmt, markdown, renderPlot } from './report';
 
 /** Every benchmark module. Adding one is one line: `name: () => import('./name')`. */
 const MODULES: Record<string, () => Promise<BenchModule>> = {
   admit: () => import('./admit'),
   'admit-cost': () => import('./admit-cost'),
+  'http-admission': () => import('./http-admission'),
+  'e2e-echo': () => import('./e2e-echo'),
+  saver: () => import('./saver'),
+  recovery: () => import('./recovery'),
+  handover: () => import('./handover'),
+  scaling: () => import('./scaling'),
+  memory: () => import('./memory'),
+  storage: () => import('./storage'),
+  'queue-backends': () => import('./queue-backends'),
 };
+
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ');
 
 async function serverVersion(databaseUrl: string): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -26,35 +46,10 @@ async function serverVersion(databaseUrl: string): Promise<string> {
   }
 }
 
-const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));
-
-function markdown(date: string, machine: Record<string, string | number>, results: Record<string, Figure[]>): string {
-  const lines = [`# Runledger benchmarks, ${date}`, ''];
-  for (const [k, v] of Object.entries(machine)) lines.push(`- ${k}: ${v}`);
-  lines.push('', 'Each figure is the median of its runs, with min–max over those runs.', '');
-  for (const [module, figures] of Object.entries(results)) {
-    lines.push(
-      `## ${module}`,
-      '',
-      '| figure | median | min–max | unit | runs | vs | ratio | target | met | note |',
-      '|---|---:|---:|---|---:|---|---:|---:|---|---|',
-    );
-    for (const f of figures) {
-      const ratio = f.ratio === undefined ? '' : `${f.ratio.toFixed(2)}×`;
-      const target = f.target === undefined ? '' : `≥ ${f.target}×`;
-      const met = f.met === undefined ? '' : f.met ? 'yes' : '**no**';
-      lines.push(
-        `| ${f.name} | ${fmt(f.median)} | ${fmt(f.min)}–${fmt(f.max)} | ${f.unit} | ${f.runs} | ${f.heldAgainst ?? ''} | ${ratio} | ${target} | ${met} | ${f.note ?? ''} |`,
-      );
-    }
-    lines.push('');
-  }
-  return lines.join('\n');
-}
-
 async function main() {
   const args = process.argv.slice(2);
   const full = args.includes('--full');
+  const smoke = args.includes('--smoke');
   const only = args.filter((a) => !a.startsWith('--'));
   const unknown = only.filter((n) => !MODULES[n]);
   if (unknown.length) {
@@ -64,7 +59,12 @@ async function main() {
   }
   const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = process.env.REDIS_URL ?? ((await isPortOpen(6379)) ? 'redis://127.0.0.1:6379' : null);
-  const opts: BenchOptions = { full, databaseUrl, redisUrl };
+  const opts: BenchOptions = { full, smoke, databaseUrl, redisUrl };
+  const dir = new URL('./results/', import.meta.url);
+  if (args.includes('--profile')) {
+    profiling.dir = fileURLToPath(new URL('./profiles/', dir));
+    mkdirSync(profiling.dir, { recursive: true });
+  }
 
   const date = new Date().toISOString().slice(0, 10);
   const machine = {
@@ -75,7 +75,8 @@ async function main() {
     platform: `${os.platform()} ${os.release()}`,
     postgres: await serverVersion(databaseUrl),
     redis: redisUrl ? 'available' : 'none',
-    mode: full ? 'full' : 'quick',
+    mode: full ? 'full' : smoke ? 'smoke' : 'quick',
+    'load average 1/5/15 min at start': load(),
   };
   const results: Record<string, Figure[]> = {};
   const started = Date.now();
@@ -84,22 +85,31 @@ async function main() {
     console.log(`[bench] ${name} …`);
     results[name] = await (await MODULES[name]!()).run(opts);
     for (const f of results[name]) {
-      const vs =
-        f.ratio === undefined ? '' : `  (${f.ratio.toFixed(2)}× ${f.heldAgainst}${f.target ? `, target ${f.target}×: ${f.met ? 'met' : 'NOT met'}` : ''})`;
-      console.log(`  ${f.name}: ${fmt(f.median)} ${f.unit} [${fmt(f.min)}–${fmt(f.max)}, ${f.runs} runs]${vs}`);
+      const vs = f.ratio === undefined ? '' : `  (${f.ratio.toFixed(2)}× ${f.heldAgainst})`;
+      const target = f.met === undefined ? '' : `  target ${f.targetText ?? `≥ ${f.target}×`}: ${f.met ? 'met' : 'NOT met'}`;
+      console.log(`  ${f.name}: ${fmt(f.median)} ${f.unit} [${fmt(f.min)}–${fmt(f.max)}, ${f.runs} runs]${vs}${target}`);
     }
     console.log(`[bench] ${name} took ${((Date.now() - t) / 1000).toFixed(0)} s`);
   }
-  const dir = new URL('./results/', import.meta.url);
+  if (smoke) {
+    console.log('[bench] smoke run: nothing written');
+    return;
+  }
+  const machineAtEnd = { ...machine, 'load average 1/5/15 min at end': load(), 'total time': `${Math.round((Date.now() - started) / 1000)} s` };
   mkdirSync(dir, { recursive: true });
   const jsonFile = new URL(`${date}.json`, dir);
   // A run of some modules keeps the day's figures of the others.
   const earlier = only.length && existsSync(jsonFile) ? (JSON.parse(readFileSync(jsonFile, 'utf8')).results as Record<string, Figure[]>) : {};
   const merged = { ...earlier, ...results };
-  const out = { date, machine, totalSeconds: Math.round((Date.now() - started) / 1000), results: merged };
+  const out = { date, machine: machineAtEnd, totalSeconds: Math.round((Date.now() - started) / 1000), results: merged };
   writeFileSync(jsonFile, `${JSON.stringify(out, null, 2)}\n`);
-  writeFileSync(new URL(`${date}.md`, dir), markdown(date, machine, merged));
-  console.log(`[bench] wrote bench/results/${date}.json and .md`);
+  const charts: Record<string, Array<{ title: string; file: string }>> = {};
+  for (const [name, figures] of Object.entries(merged)) {
+    const plots = MODULES[name] ? ((await MODULES[name]()).plots?.(figures) ?? []) : [];
+    charts[name] = await Promise.all(plots.map(async (p) => ({ title: p.title, file: await renderPlot(dir, date, p) })));
+  }
+  writeFileSync(new URL(`${date}.md`, dir), markdown(date, machineAtEnd, merged, charts));
+  console.log(`[bench] wrote bench/results/${date}.json, .md and ${Object.values(charts).flat().length} charts`);
 }
 
 main().catch((err) => {

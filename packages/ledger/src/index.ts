@@ -32,6 +32,7 @@ export { listMigrations, type MigrateOptions, migrate, schemaVersion } from './m
 export { connectionStringPassword, createRedactor, REDACTED, type Redactor, redactConnectionStrings, SENSITIVE_FIELDS } from './redaction';
 export { pruneFinishedThreads, type RetentionOptions, type RetentionReport } from './retention';
 export { ALL_STATUSES, canTransition, isTerminal, JobStatus, LEASED_STATUSES, TERMINAL_STATUSES, TRANSITIONS } from './states';
+export { storageStats, type TableStorage } from './storage-stats';
 export { readTraceContext, recordTraceContext } from './trace-context';
 export type * from './types';
 export { listWorkers, type WorkerInfo } from './workers';

@@ -1,0 +1,102 @@
+// HTTP admission (POST /v1/jobs) with 64 connections (autocannon, in this process), held against
+// a bare Fastify endpoint that only calls `queue.add` (bench/procs/bare-admission.ts). Every
+// server is its own process: the producer as `npm run producer` runs it (apps/producer/src/main.ts),
+// once committing each admission alone (the default) and once with group commit
+// (ADMISSION_BATCH_MS=1). Per-request logging is off in all three (producer LOG_LEVEL=warn),
+// the rate limit is off. Repeats alternate between the servers. Target: ≥ 0.7× the bare req/s.
+import autocannon from 'autocannon';
+import { freePort, isPortOpen } from '../packages/ledger/src/index';
+import { openQueue } from '../packages/queue/src/index';
+import { spawnProcess } from '../test/support/stack';
+import { benchSchema } from './bench-schema';
+import { type BenchOptions, type Figure, holdAgainst, size, summarize } from './figures';
+import { benchQueueConfig, type Proc, stop, waitForOutput } from './lib/processes';
+
+const CONNECTIONS = 64;
+const TARGET = 0.7;
+const BODY = JSON.stringify({ graph: 'echo', input: { steps: 2 } });
+
+interface Server {
+  label: string;
+  port: number;
+  proc: Proc;
+  prefix: string;
+}
+
+async function load(port: number, seconds: number) {
+  const r = await autocannon({
+    url: `http://127.0.0.1:${port}/v1/jobs`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`port ${port}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  return r;
+}
+
+async function waitForPort(port: number, proc: Proc, what: string): Promise<void> {
+  for (let end = Date.now() + 60_000; !(await isPortOpen(port)); ) {
+    if (proc.child.exitCode !== null || Date.now() > end) throw new Error(`${what} did not start:\n${proc.output().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function run(opts: BenchOptions): Promise<Figure[]> {
+  if (!opts.redisUrl) throw new Error('http-admission needs Redis');
+  const seconds = size(opts, { smoke: 1, quick: 5, full: 15 });
+  const repeats = size(opts, { smoke: 1, quick: 3, full: 5 });
+  const db = await benchSchema(opts, 'http');
+  const servers: Server[] = [];
+  try {
+    const start = async (label: string, entry: string, env: Record<string, string>, ready: (s: Server) => Promise<void>) => {
+      const port = await freePort();
+      const { prefix = '' } = benchQueueConfig('redis', opts.databaseUrl, db.schema, opts.redisUrl);
+      const proc = spawnProcess(entry, { ...process.env, PORT: String(port), REDIS_URL: opts.redisUrl ?? '', QUEUE_PREFIX: prefix, ...env });
+      const server = { label, port, proc, prefix };
+      servers.push(server);
+      await ready(server);
+    };
+    const producerEnv = (batchMs: number) => ({
+      DATABASE_URL: opts.databaseUrl,
+      DB_SCHEMA: db.schema,
+      QUEUE_BACKEND: 'redis',
+      ADMISSION_BATCH_MS: String(batchMs),
+      RATE_LIMIT_PER_SECOND: '0',
+      LOG_LEVEL: 'warn',
+    });
+    await start('bare Fastify endpoint, queue.add only', 'bench/procs/bare-admission.ts', {}, (s) => waitForOutput(s.proc, /listening/, s.label));
+    await start('producer POST /v1/jobs, one commit per admission', 'apps/producer/src/main.ts', producerEnv(0), (s) => waitForPort(s.port, s.proc, s.label));
+    await start('producer POST /v1/jobs, group commit 1 ms', 'apps/producer/src/main.ts', producerEnv(1), (s) => waitForPort(s.port, s.proc, s.label));
+
+    for (const s of servers) await load(s.port, 1); // warm-up: JIT, pools, connections
+    const rps = new Map<string, number[]>(servers.map((s) => [s.label, []]));
+    const p99 = new Map<string, number[]>(servers.map((s) => [s.label, []]));
+    for (let r = 0; r < repeats; r++) {
+      for (const s of servers) {
+        const result = await load(s.port, seconds);
+        rps.get(s.label)?.push(result.requests.average);
+        p99.get(s.label)?.push(result.latency.p99);
+      }
+    }
+    const note = `${CONNECTIONS} connections, ${seconds} s per repeat, autocannon in the bench process`;
+    const [bare, ...producers] = servers.map((s) => s.label);
+    const bareRps = summarize(`${bare}: req/s`, 'req/s', rps.get(bare!) ?? [], note);
+    const bareP99 = summarize(`${bare}: p99`, 'ms', p99.get(bare!) ?? []);
+    const figures = [bareRps, bareP99];
+    for (const label of producers) {
+      figures.push(holdAgainst(summarize(`${label}: req/s`, 'req/s', rps.get(label) ?? [], note), bareRps, TARGET));
+      figures.push(holdAgainst(summarize(`${label}: p99`, 'ms', p99.get(label) ?? []), bareP99));
+    }
+    return figures;
+  } finally {
+    await Promise.all(servers.map((s) => stop(s.proc)));
+    for (const s of servers) {
+      const queue = openQueue({ backend: 'redis', redisUrl: opts.redisUrl ?? undefined, prefix: s.prefix });
+      await queue.obliterate({ force: true }).catch(() => {});
+      await queue.close();
+    }
+    await db.drop();
+  }
+}

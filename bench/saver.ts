@@ -1,0 +1,83 @@
+// Time per run of the echo graph (2 steps, durability "sync") with the FencedPostgresSaver the
+// worker uses, held against LangGraph's unfenced PostgresSaver, in this process. Each run builds
+// its saver and graph (the worker builds them per attempt) and invokes on a fresh thread; the
+// fenced runs each hold a claimed job's lease (claimed beforehand, not timed). Mean time per run
+// at concurrency 1 and 16, repeats alternating. Target: ≤ 1.10× the unfenced saver.
+import { randomUUID } from 'node:crypto';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { FencedPostgresSaver, Ledger } from '../packages/ledger/src/index';
+import { builtInGraphs } from '../packages/runtime/src/index';
+import { benchSchema } from './bench-schema';
+import { type BenchOptions, type Figure, holdAgainst, size, summarize } from './figures';
+
+const TARGET = 1.1;
+const echo = builtInGraphs.find((g) => g.name === 'echo')!;
+
+interface Run {
+  threadId: string;
+  jobId: string;
+  token: number;
+  saver(): BaseCheckpointSaver;
+}
+
+/** Mean milliseconds per run over `runs`, `concurrency` at a time. */
+async function meanRunMs(runs: Run[], concurrency: number): Promise<number> {
+  let next = 0;
+  let total = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let run = runs[next++]; run; run = runs[next++]) {
+        const t0 = performance.now();
+        const graph = echo.build(run.saver());
+        const runledger = { jobId: run.jobId, threadId: run.threadId, fencingToken: run.token, attempt: 1, signal: new AbortController().signal };
+        await graph.invoke({ steps: 2 }, { configurable: { thread_id: run.threadId, runledger }, durability: 'sync' });
+        total += performance.now() - t0;
+      }
+    }),
+  );
+  return total / runs.length;
+}
+
+export async function run(opts: BenchOptions): Promise<Figure[]> {
+  const repeats = size(opts, { smoke: 1, quick: 3, full: 5 });
+  const db = await benchSchema(opts, 'saver');
+  // Long leases: the runs are claimed before the timed part starts.
+  const ledger = new Ledger(db.pool, { leaseTtlMs: 30 * 60_000 });
+  try {
+    const unfenced = (count: number): Run[] =>
+      Array.from({ length: count }, () => {
+        const threadId = randomUUID();
+        return { threadId, jobId: threadId, token: 1, saver: () => new PostgresSaver(db.pool, undefined, { schema: db.schema }) };
+      });
+    const fenced = async (count: number): Promise<Run[]> => {
+      const admitted = await ledger.admitMany(Array.from({ length: count }, () => ({ graph: 'echo', input: { steps: 2 } })));
+      const runs: Run[] = [];
+      for (const a of admitted) {
+        if ('error' in a) throw a.error;
+        const claim = await ledger.claim(a.job.jobId, 'bench-saver');
+        if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
+        const { jobId, threadId, fencingToken: token } = claim.job;
+        runs.push({ jobId, threadId, token, saver: () => new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: db.schema }) });
+      }
+      return runs;
+    };
+    const figures: Figure[] = [];
+    for (const concurrency of [1, 16]) {
+      const count = concurrency === 1 ? size(opts, { smoke: 20, quick: 150, full: 600 }) : size(opts, { smoke: 48, quick: 400, full: 2_000 });
+      await meanRunMs(unfenced(concurrency * 2), concurrency); // warm-up
+      const plain: number[] = [];
+      const fencedMs: number[] = [];
+      for (let r = 0; r < repeats; r++) {
+        plain.push(await meanRunMs(unfenced(count), concurrency));
+        fencedMs.push(await meanRunMs(await fenced(count), concurrency));
+      }
+      const note = `${count} runs per repeat; saver and graph built per run`;
+      const baseline = summarize(`unfenced PostgresSaver, c=${concurrency}`, 'ms/run', plain, note);
+      figures.push(baseline, holdAgainst(summarize(`FencedPostgresSaver, c=${concurrency}`, 'ms/run', fencedMs, note), baseline, TARGET, 'lower'));
+    }
+    return figures;
+  } finally {
+    await db.drop();
+  }
+}

@@ -1,0 +1,23 @@
+import { type Queryable, wrapDbError } from './db';
+import { sql } from './sql';
+
+/** Rows and bytes (heap, TOAST and indexes) of one table. */
+export interface TableStorage {
+  table: string;
+  rows: number;
+  bytes: number;
+}
+
+/**
+ * Rows and on-disk bytes of jobs, job_events, effects and LangGraph's checkpoints,
+ * checkpoint_blobs and checkpoint_writes in the pool's schema (bench/storage.ts).
+ * Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
+ */
+export async function storageStats(db: Queryable): Promise<TableStorage[]> {
+  try {
+    const rows = (await db.query(sql('storage_stats'))).rows;
+    return rows.map((r) => ({ table: String(r.table_name), rows: Number(r.row_count), bytes: Number(r.total_bytes) }));
+  } catch (err) {
+    throw wrapDbError(err);
+  }
+}
