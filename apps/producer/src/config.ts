@@ -43,8 +43,12 @@ const Env = z.object({
   RUNLEDGER_GRAPHS: z.string().min(1).optional(),
   /** Default 1 MiB. */
   BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024).default(1024 * 1024),
-  /** Group commit window for admissions, in ms: requests within it share one transaction. Default 0 (off). */
-  ADMISSION_BATCH_MS: int(0, 50).default(0),
+  /**
+   * Group commit window for admissions, in ms: requests within it share one multi-row statement
+   * and one addBulk. Default 1 (bench/results: ~20× the req/s of one commit per request at 64
+   * connections, p99 36 ms instead of 451 ms); 0 = one commit per request.
+   */
+  ADMISSION_BATCH_MS: int(0, 50).default(1),
   /** Default info. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RUNLEDGER_API_KEYS: z.string().optional(),

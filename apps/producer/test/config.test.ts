@@ -13,7 +13,7 @@ describe('producer environment', () => {
       DB_SCHEMA: 'public',
       QUEUE_PREFIX: 'runledger',
       BODY_LIMIT_BYTES: 1024 * 1024,
-      ADMISSION_BATCH_MS: 0,
+      ADMISSION_BATCH_MS: 1,
       LOG_LEVEL: 'info',
     });
   });
