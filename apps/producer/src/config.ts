@@ -68,16 +68,18 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Parses `env` with `schema`; an empty variable (FOO= in a .env file) counts as unset. Throws ConfigError naming each bad variable. */
+export function parseEnvWith<T>(schema: z.ZodType<T>, env: Record<string, string | undefined>): T {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  throw new ConfigError(`Invalid producer environment:\n${lines.join('\n')}`);
+}
+
 /** Parses the producer's environment (pass `process.env`); throws ConfigError naming each bad variable. */
 export function parseConfig(env: Record<string, string | undefined>): ProducerConfig {
-  // An empty variable (FOO= in a .env file) counts as unset.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = Env.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid producer environment:\n${lines.join('\n')}`);
-  }
-  const config = parsed.data;
+  const config = parseEnvWith(Env, env);
   const backend = config.QUEUE_BACKEND ?? (config.REDIS_URL ? 'redis' : 'postgres');
   if (backend === 'redis' && !config.REDIS_URL) throw new ConfigError('Invalid producer environment:\n  REDIS_URL: required when QUEUE_BACKEND=redis');
   return { ...config, QUEUE_BACKEND: backend };

@@ -1,6 +1,6 @@
 import { AesGcmPayloadCodec, connectionStringPassword, type PayloadCodec, parseEncryptionKeys } from '@runledger/ledger';
 import { z } from 'zod';
-import { ConfigError } from '../config';
+import { ConfigError, parseEnvWith } from '../config';
 import { parseApiKeys, RECOMMENDED_KEY_LENGTH } from './keys';
 import type { SecurityOptions } from './options';
 
@@ -63,13 +63,7 @@ export interface SecuritySettings {
  * bad variable (never its value), and when NODE_ENV=production has no keys configured.
  */
 export function parseSecurityEnv(env: Record<string, string | undefined>): SecuritySettings {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = SecurityEnv.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid producer environment:\n${lines.join('\n')}`);
-  }
-  const e = parsed.data;
+  const e = parseEnvWith(SecurityEnv, env);
   const apiKeys = parseApiKeys(e.RUNLEDGER_API_KEYS);
   const adminKey = e.RUNLEDGER_ADMIN_KEY;
   if (adminKey && apiKeys.some((k) => k.key === adminKey)) {
