@@ -6,11 +6,10 @@
 // the rate limit is off. Repeats alternate between the servers. Target: ≥ 0.7× the bare req/s.
 import autocannon from 'autocannon';
 import { freePort, isPortOpen } from '../packages/ledger/src/index';
-import { openQueue } from '../packages/queue/src/index';
-import { spawnProcess } from '../test/support/stack';
 import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, holdAgainst, size, summarize } from './figures';
-import { benchQueueConfig, type Proc, stop, waitForOutput } from './lib/processes';
+import { benchQueueConfig, type Proc, spawnScript, stop, waitForOutput } from './lib/processes';
+import { emptyRedisQueue } from './lib/queues';
 
 const CONNECTIONS = 64;
 const TARGET = 0.7;
@@ -53,7 +52,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     const start = async (label: string, entry: string, env: Record<string, string>, ready: (s: Server) => Promise<void>) => {
       const port = await freePort();
       const { prefix = '' } = benchQueueConfig('redis', opts.databaseUrl, db.schema, opts.redisUrl);
-      const proc = spawnProcess(entry, { ...process.env, PORT: String(port), REDIS_URL: opts.redisUrl ?? '', QUEUE_PREFIX: prefix, ...env });
+      const proc = spawnScript(entry, { ...process.env, PORT: String(port), REDIS_URL: opts.redisUrl ?? '', QUEUE_PREFIX: prefix, ...env });
       const server = { label, port, proc, prefix };
       servers.push(server);
       await ready(server);
@@ -92,11 +91,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     return figures;
   } finally {
     await Promise.all(servers.map((s) => stop(s.proc)));
-    for (const s of servers) {
-      const queue = openQueue({ backend: 'redis', redisUrl: opts.redisUrl ?? undefined, prefix: s.prefix });
-      await queue.obliterate({ force: true }).catch(() => {});
-      await queue.close();
-    }
+    for (const s of servers) await emptyRedisQueue(opts.redisUrl, s.prefix);
     await db.drop();
   }
 }

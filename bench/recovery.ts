@@ -59,7 +59,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
 export function plots(figures: Figure[]): Plot[] {
   const points = figures
     .filter((f) => f.name.endsWith('p50') && f.samples)
-    .flatMap((f) => (f.samples ?? []).map((ms) => ({ mechanism: f.name.replace(/, p50$/, ''), seconds: ms / 1000 })));
+    .flatMap((f) => (f.samples ?? []).map((ms) => ({ mechanism: f.name.startsWith(RUNLEDGER) ? 'Runledger' : 'plain BullMQ', seconds: ms / 1000 })));
   if (points.length === 0) return [];
   const rules = [
     { seconds: LEASE_TTL_MS / 1000, label: 'lease TTL' },
@@ -70,6 +70,10 @@ export function plots(figures: Figure[]): Plot[] {
       file: 'recovery-times',
       title: 'Recovery time after SIGKILL, every kill',
       spec: {
+        title: {
+          text: 'Recovery time after SIGKILL, every kill',
+          subtitle: `dashed: the lease TTL (${LEASE_TTL_MS / 1000} s) and the p95 target (TTL + 2 s)`,
+        },
         width: 560,
         height: 160,
         layer: [
@@ -96,7 +100,7 @@ export function plots(figures: Figure[]): Plot[] {
       spec: {
         width: 480,
         height: 200,
-        data: { values: points.filter((p) => p.mechanism === RUNLEDGER) },
+        data: { values: points.filter((p) => p.mechanism === 'Runledger') },
         mark: 'bar',
         encoding: {
           x: { field: 'seconds', type: 'quantitative', bin: { step: 0.25 }, title: 'seconds from SIGKILL to the next claim' },

@@ -27,6 +27,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   memory: () => import('./memory'),
   storage: () => import('./storage'),
   'queue-backends': () => import('./queue-backends'),
+  'round-trips': () => import('./round-trips'),
 };
 
 const load = () =>
@@ -106,13 +107,24 @@ async function main() {
   const charts: Record<string, Array<{ title: string; file: string }>> = {};
   for (const [name, figures] of Object.entries(merged)) {
     const plots = MODULES[name] ? ((await MODULES[name]()).plots?.(figures) ?? []) : [];
-    charts[name] = await Promise.all(plots.map(async (p) => ({ title: p.title, file: await renderPlot(dir, date, p) })));
+    charts[name] = [];
+    for (const p of plots) {
+      try {
+        charts[name].push({ title: p.title, file: await renderPlot(dir, date, p) });
+      } catch (err) {
+        console.error(`[bench] could not draw ${p.file}: ${(err as Error).message}`);
+      }
+    }
   }
   writeFileSync(new URL(`${date}.md`, dir), markdown(date, machineAtEnd, merged, charts));
   console.log(`[bench] wrote bench/results/${date}.json, .md and ${Object.values(charts).flat().length} charts`);
 }
 
-main().catch((err) => {
-  console.error(`[bench] ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  process.exit(1);
-});
+// Exits when done even if a client library left a connection open.
+main().then(
+  () => process.exit(),
+  (err) => {
+    console.error(`[bench] ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -2,7 +2,8 @@
 // worker uses, held against LangGraph's unfenced PostgresSaver, in this process. Each run builds
 // its saver and graph (the worker builds them per attempt) and invokes on a fresh thread; the
 // fenced runs each hold a claimed job's lease (claimed beforehand, not timed). Mean time per run
-// at concurrency 1 and 16, repeats alternating. Target: ≤ 1.10× the unfenced saver.
+// at concurrency 1 and 16, repeats alternating, with the CPU per run on each side of the wire.
+// Target: ≤ 1.10× the unfenced saver.
 import { randomUUID } from 'node:crypto';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
@@ -10,6 +11,7 @@ import { FencedPostgresSaver, Ledger } from '../packages/ledger/src/index';
 import { builtInGraphs } from '../packages/runtime/src/index';
 import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, holdAgainst, size, summarize } from './figures';
+import { cpuDuring, postgresPids } from './lib/cpu';
 
 const TARGET = 1.1;
 const echo = builtInGraphs.find((g) => g.name === 'echo')!;
@@ -68,13 +70,25 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       await meanRunMs(unfenced(concurrency * 2), concurrency); // warm-up
       const plain: number[] = [];
       const fencedMs: number[] = [];
+      const cpu = { plain: { client: [] as number[], server: [] as number[] }, fenced: { client: [] as number[], server: [] as number[] } };
+      const measure = async (runs: Run[], into: { client: number[]; server: number[] }) => {
+        const m = await cpuDuring({ server: await postgresPids(opts.databaseUrl) }, () => meanRunMs(runs, concurrency));
+        into.client.push((m.ms.bench ?? 0) / runs.length);
+        into.server.push((m.ms.server ?? 0) / runs.length);
+        return m.result;
+      };
       for (let r = 0; r < repeats; r++) {
-        plain.push(await meanRunMs(unfenced(count), concurrency));
-        fencedMs.push(await meanRunMs(await fenced(count), concurrency));
+        plain.push(await measure(unfenced(count), cpu.plain));
+        fencedMs.push(await measure(await fenced(count), cpu.fenced));
       }
       const note = `${count} runs per repeat; saver and graph built per run`;
       const baseline = summarize(`unfenced PostgresSaver, c=${concurrency}`, 'ms/run', plain, note);
       figures.push(baseline, holdAgainst(summarize(`FencedPostgresSaver, c=${concurrency}`, 'ms/run', fencedMs, note), baseline, TARGET, 'lower'));
+      for (const side of ['client', 'server'] as const) {
+        const what = side === 'client' ? 'CPU per run in this process' : 'PostgreSQL server CPU per run';
+        const base = summarize(`unfenced PostgresSaver, c=${concurrency}: ${what}`, 'ms', cpu.plain[side]);
+        figures.push(base, holdAgainst(summarize(`FencedPostgresSaver, c=${concurrency}: ${what}`, 'ms', cpu.fenced[side]), base));
+      }
     }
     return figures;
   } finally {

@@ -5,8 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { spawnProcess } from '../../test/support/stack';
-import { type Proc, stop, waitForOutput } from './processes';
+import { type Proc, spawnScript, stop, waitForOutput } from './processes';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -24,7 +23,7 @@ function activeAt(proc: Proc, jobId: string): number | undefined {
 async function stallRecovery(redisUrl: string, timeoutMs: number): Promise<number> {
   const prefix = `benchstall${randomBytes(4).toString('hex')}`;
   const env = { ...process.env, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix };
-  const procs = [spawnProcess('bench/procs/bull-plain-worker.ts', env), spawnProcess('bench/procs/bull-plain-worker.ts', env)];
+  const procs = [spawnScript('bench/procs/bull-plain-worker.ts', env), spawnScript('bench/procs/bull-plain-worker.ts', env)];
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const queue = new Queue('stall-probe', { connection, prefix });
   try {

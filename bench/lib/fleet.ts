@@ -1,9 +1,10 @@
 // Worker processes on one schema and queue, and the batch measurement the throughput modules
 // share: admit n jobs, deliver them, wait until every one has completed.
 import type { AdmitRequest, Ledger } from '../../packages/ledger/src/index';
-import { deliverMany, openQueue, type QueueConfig } from '../../packages/queue/src/index';
+import { deliverMany, type openQueue, type QueueConfig } from '../../packages/queue/src/index';
 import type { BenchSchema } from '../bench-schema';
 import { type Proc, startWorker, stop } from './processes';
+import { closeQueue, emptyQueue, readyQueue } from './queues';
 
 const CHUNK = 500;
 const POLL_MS = 20;
@@ -37,15 +38,12 @@ export async function waitCompleted(ledger: Ledger, before: number, count: numbe
 
 /** `processes` worker processes of `concurrency` each, consuming one queue into one schema. */
 export class Fleet {
-  private readonly queue;
-
   private constructor(
     private readonly db: BenchSchema,
     readonly procs: Proc[],
-    q: QueueConfig,
-  ) {
-    this.queue = openQueue(q);
-  }
+    private readonly q: QueueConfig,
+    private readonly queue: ReturnType<typeof openQueue>,
+  ) {}
 
   static async start(db: BenchSchema, q: QueueConfig, databaseUrl: string, processes: number, concurrency: number, extra: Record<string, string> = {}) {
     const procs = await Promise.all(
@@ -53,7 +51,7 @@ export class Fleet {
         startWorker(q, databaseUrl, db.schema, `bench-${db.schema}-${i}`, { WORKER_CONCURRENCY: String(concurrency), ...extra }),
       ),
     );
-    return new Fleet(db, procs, q);
+    return new Fleet(db, procs, q, await readyQueue(q));
   }
 
   /**
@@ -72,7 +70,7 @@ export class Fleet {
   /** Drains every worker (SIGTERM) and closes the queue, emptying it. */
   async stop(): Promise<void> {
     await Promise.all(this.procs.map((p) => stop(p)));
-    await this.queue.obliterate({ force: true }).catch(() => {});
-    await this.queue.close();
+    await closeQueue(this.queue);
+    await emptyQueue(this.q);
   }
 }

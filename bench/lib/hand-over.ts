@@ -3,10 +3,11 @@
 // worker's `claimed` event for the job (the event's time is the claim transaction's, by the
 // database clock of this same machine). A replacement worker starts right after each signal,
 // so the next round again has the holder and one more.
-import { openQueue, type QueueConfig } from '../../packages/queue/src/index';
+import type { QueueConfig } from '../../packages/queue/src/index';
 import type { BenchSchema } from '../bench-schema';
 import { admitAndDeliver } from './fleet';
 import { type Proc, startWorker, stop } from './processes';
+import { closeQueue, emptyQueue, readyQueue } from './queues';
 
 /** Steps of the long job, and how long each sleeps: a drain waits for the step in flight. */
 export const STEP_MS = 500;
@@ -44,7 +45,7 @@ export async function handOverTimes(o: ChainOptions): Promise<number[]> {
     const id = `${o.signal.toLowerCase()}-w${spawned++}`;
     workers.set(id, await startWorker(o.queue, o.databaseUrl, o.db.schema, id, o.env));
   };
-  const queue = openQueue(o.queue);
+  const queue = await readyQueue(o.queue);
   const samples: number[] = [];
   let jobId: string | undefined;
   try {
@@ -84,7 +85,7 @@ export async function handOverTimes(o: ChainOptions): Promise<number[]> {
   } finally {
     if (jobId) await ledger.cancel(jobId).catch(() => {});
     await Promise.all([...workers.values()].map((p) => stop(p)));
-    await queue.obliterate({ force: true }).catch(() => {});
-    await queue.close();
+    await closeQueue(queue);
+    await emptyQueue(o.queue);
   }
 }

@@ -1,20 +1,37 @@
-// Real processes for the benchmarks: Runledger workers (test/support/stack.ts spawns them the
-// way `npm run worker` does) and the bench's own helper scripts under bench/procs/.
+// Real processes for the benchmarks: Runledger workers and producers started the way
+// `npm run worker` / `npm run producer` start them (node --import tsx <entry>, as
+// test/support/stack.ts does, whose stackEnv gives their environment), and the bench's own
+// helper scripts under bench/procs/.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { QueueConfig } from '../../packages/queue/src/index';
-import { type Proc, spawnWorker, stackEnv } from '../../test/support/stack';
+import { type Proc, stackEnv } from '../../test/support/stack';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
 export type { Proc };
 
-/** Set by run.ts for `--profile`: every spawned process writes a V8 CPU profile there on exit. */
+/** Set by run.ts for `--profile`: every spawned process writes a V8 CPU profile there when it exits. */
 export const profiling = { dir: undefined as string | undefined };
 
-function profileEnv(): Record<string, string> {
-  return profiling.dir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profiling.dir}`.trim() } : {};
+function nodeArgs(entry: string): string[] {
+  const profile = profiling.dir ? ['--cpu-prof', `--cpu-prof-dir=${profiling.dir}`] : [];
+  return [...profile, '--import', 'tsx', path.join(root, entry)];
+}
+
+/** Starts `node --import tsx <entry>` (a path from the repository root), capturing its output. */
+export function spawnScript(entry: string, env: NodeJS.ProcessEnv): Proc {
+  const child = spawn(process.execPath, nodeArgs(entry), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited, kill: (s) => child.kill(s) };
 }
 
 /** Queue settings for one benchmark: its own Redis prefix, or BullMQ's PostgreSQL backend in the schema. */
@@ -41,8 +58,8 @@ export async function waitForOutput(proc: Proc, pattern: RegExp, what: string, t
 
 /** Starts a worker process (`apps/worker/src/main.ts`) and waits for its "worker started" line. */
 export async function startWorker(q: QueueConfig, databaseUrl: string, schema: string, workerId: string, extra: Record<string, string> = {}): Promise<Proc> {
-  const env = stackEnv(q, databaseUrl, schema, { METRICS_PORT: '0', ...profileEnv(), ...extra });
-  const proc = spawnWorker(env, workerId);
+  const env = stackEnv(q, databaseUrl, schema, { METRICS_PORT: '0', RUNLEDGER_WORKER_ID: workerId, ...extra });
+  const proc = spawnScript('apps/worker/src/main.ts', env);
   await waitForOutput(proc, /"msg":"worker started"/, `worker ${workerId}`);
   return proc;
 }
@@ -64,9 +81,9 @@ export interface Helper {
 }
 
 export function startHelper(script: string, env: Record<string, string>): Helper {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/procs', script)], {
+  const child = spawn(process.execPath, nodeArgs(`bench/procs/${script}`), {
     cwd: root,
-    env: { ...process.env, ...profileEnv(), ...env },
+    env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let buffered = '';
