@@ -3,10 +3,9 @@
 // test/support/stack.ts does, whose stackEnv gives their environment), and the bench's own
 // helper scripts under bench/procs/.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { QueueConfig } from '../../packages/queue/src/index';
-import { type Proc, stackEnv } from '../../test/support/stack';
+import { type Proc, queueConfigFor, spawnProcess, stackEnv } from '../../test/support/stack';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -15,32 +14,16 @@ export type { Proc };
 /** Set by run.ts for `--profile`: every spawned process writes a V8 CPU profile there when it exits. */
 export const profiling = { dir: undefined as string | undefined };
 
-function nodeArgs(entry: string): string[] {
-  const profile = profiling.dir ? ['--cpu-prof', `--cpu-prof-dir=${profiling.dir}`] : [];
-  return [...profile, '--import', 'tsx', path.join(root, entry)];
-}
+const profileFlags = (): string[] => (profiling.dir ? ['--cpu-prof', `--cpu-prof-dir=${profiling.dir}`] : []);
 
-/** Starts `node --import tsx <entry>` (a path from the repository root), capturing its output. */
+/** Starts `node --import tsx <entry>` (a path from the repository root), capturing its output; profiled under `--profile`. */
 export function spawnScript(entry: string, env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, nodeArgs(entry), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited, kill: (s) => child.kill(s) };
+  return spawnProcess(entry, env, profileFlags());
 }
 
 /** Queue settings for one benchmark: its own Redis prefix, or BullMQ's PostgreSQL backend in the schema. */
 export function benchQueueConfig(backend: 'redis' | 'postgres', databaseUrl: string, schema: string, redisUrl: string | null): QueueConfig {
-  if (backend === 'redis') {
-    if (!redisUrl) throw new Error('this benchmark needs Redis (REDIS_URL, or a server on :6379)');
-    return { backend, redisUrl, prefix: `bench${randomBytes(4).toString('hex')}` };
-  }
-  return { backend, databaseUrl, schema };
+  return queueConfigFor(backend, databaseUrl, schema, redisUrl, 'bench');
 }
 
 /** Resolves when `proc`'s output matches `pattern`; rejects when it exits first or `timeoutMs` passes. */
@@ -81,7 +64,7 @@ export interface Helper {
 }
 
 export function startHelper(script: string, env: Record<string, string>): Helper {
-  const child = spawn(process.execPath, nodeArgs(`bench/procs/${script}`), {
+  const child = spawn(process.execPath, [...profileFlags(), '--import', 'tsx', path.join(root, 'bench/procs', script)], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

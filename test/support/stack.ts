@@ -8,10 +8,10 @@ import { waitFor } from './db';
 const root = path.resolve(import.meta.dirname, '../..');
 
 /** Queue settings for one test file: its own Redis prefix, or BullMQ's PostgreSQL backend in its schema. */
-export function queueConfigFor(backend: 'redis' | 'postgres', databaseUrl: string, schema: string, redisUrl: string | null): QueueConfig {
+export function queueConfigFor(backend: 'redis' | 'postgres', databaseUrl: string, schema: string, redisUrl: string | null, prefix = 't'): QueueConfig {
   if (backend === 'redis') {
-    if (!redisUrl) throw new Error('Redis suite requested without Redis');
-    return { backend, redisUrl, prefix: `t${randomBytes(4).toString('hex')}` };
+    if (!redisUrl) throw new Error('the Redis queue backend was requested without Redis (REDIS_URL, or a server on :6379)');
+    return { backend, redisUrl, prefix: `${prefix}${randomBytes(4).toString('hex')}` };
   }
   return { backend, databaseUrl, schema };
 }
@@ -38,9 +38,10 @@ export interface Proc {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Spawns `npm run worker`'s entry as a real process (tsx), capturing its output. */
-export function spawnProcess(entry: string, env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns `node [flags] --import tsx <entry>` (a path from the repository root) as a real process, capturing its output. */
+export function spawnProcess(entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Proc {
+  const args = [...nodeFlags, '--import', 'tsx', path.join(root, entry)];
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;

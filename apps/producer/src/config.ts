@@ -13,7 +13,8 @@ const url = (protocols: string[]) =>
     .string({ error: 'required' })
     .refine((v) => isUrl(v, protocols), { message: `must be a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}` });
 
-const int = (min: number, max: number) =>
+/** An integer variable from `min` to `max` (strings from the environment are coerced). */
+export const int = (min: number, max: number) =>
   z.coerce
     .number({ error: `must be an integer from ${min} to ${max}` })
     .int()

@@ -1,6 +1,7 @@
-import { context, defaultTextMapSetter, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { context, defaultTextMapSetter, SpanKind, type Tracer, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { type AdmitRequest, type Ledger, recordTraceContext } from '@runledger/ledger';
+import { withinSpan } from '@runledger/telemetry';
 import type { Admitter } from './admitter';
 
 const propagator = new W3CTraceContextPropagator();
@@ -50,7 +51,7 @@ export function traceAdmissions(tracer: Tracer | undefined, admitter: Admitter):
         const carrier: Record<string, string> = {};
         propagator.inject(trace.setSpan(context.active(), span), carrier, defaultTextMapSetter);
         if (carrier.traceparent) traceparents.set(request, carrier.traceparent);
-        try {
+        return withinSpan(span, async () => {
           const admitted = await admitter.admit(request, log);
           span.setAttributes({
             'runledger.job_id': admitted.job.jobId,
@@ -59,13 +60,7 @@ export function traceAdmissions(tracer: Tracer | undefined, admitter: Admitter):
             'runledger.enqueued': admitted.enqueued,
           });
           return admitted;
-        } catch (err) {
-          span.recordException(err as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-          throw err;
-        } finally {
-          span.end();
-        }
+        });
       }),
   };
 }

@@ -1,6 +1,7 @@
 import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { type Ledger, readTraceContext } from '@runledger/ledger';
+import { withinSpan } from '@runledger/telemetry';
 import type { DeliveryOutcome } from './execute';
 
 const propagator = new W3CTraceContextPropagator();
@@ -19,8 +20,8 @@ export function traceDeliveries(tracer: Tracer, ledger: Ledger): DeliveryWrapper
     const traceparent = await readTraceContext(ledger.pool, jobId).catch(() => null);
     const parent = traceparent ? propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter) : ROOT_CONTEXT;
     const attributes = { 'runledger.job_id': jobId };
-    return tracer.startActiveSpan('runledger.attempt', { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
-      try {
+    return tracer.startActiveSpan('runledger.attempt', { kind: SpanKind.CONSUMER, attributes }, parent, (span) =>
+      withinSpan(span, async () => {
         const outcome = await run();
         span.setAttributes({ 'runledger.outcome': outcome.outcome });
         if (outcome.outcome === 'refused') {
@@ -29,14 +30,8 @@ export function traceDeliveries(tracer: Tracer, ledger: Ledger): DeliveryWrapper
         } else if (outcome.decision) span.setAttribute('runledger.decision', outcome.decision);
         if (outcome.outcome === 'failed' || outcome.outcome === 'lease_lost') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.outcome });
         return outcome;
-      } catch (err) {
-        span.recordException(err as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-        throw err;
-      } finally {
-        span.end();
-      }
-    });
+      }),
+    );
   };
 }
 

@@ -1,4 +1,4 @@
-import { context, type Tracer, trace } from '@opentelemetry/api';
+import { context, type Span, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -33,4 +33,20 @@ export function startTracing(options: TracingOptions): Tracing {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(provider);
   return { tracer: provider.getTracer('runledger'), shutdown: () => provider.shutdown() };
+}
+
+/**
+ * Runs `fn` inside `span` and ends the span: a thrown error is recorded on it (exception and
+ * ERROR status) and rethrown.
+ */
+export async function withinSpan<T>(span: Span, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    span.recordException(err as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+    throw err;
+  } finally {
+    span.end();
+  }
 }

@@ -1,15 +1,8 @@
 import { AesGcmPayloadCodec, connectionStringPassword, type PayloadCodec, parseEncryptionKeys } from '@runledger/ledger';
 import { z } from 'zod';
-import { ConfigError, parseEnvWith } from '../config';
+import { ConfigError, int, parseEnvWith } from '../config';
 import { parseApiKeys, RECOMMENDED_KEY_LENGTH } from './keys';
 import type { SecurityOptions } from './options';
-
-const int = (min: number, max: number) =>
-  z.coerce
-    .number({ error: `must be an integer from ${min} to ${max}` })
-    .int()
-    .min(min)
-    .max(max);
 
 // Check a secret's format without ever putting the value into a message.
 const parsedBy = (parse: (v: string) => unknown) =>
