@@ -1,9 +1,10 @@
 // What one admission costs, next to one plain INSERT commit: client CPU, PostgreSQL backend
 // CPU (read from /proc, so only when the server runs on this machine) and WAL bytes. This is
-// the profile behind the admit figures: it shows where an admission's time goes.
+// the profile behind the admit figures: it shows where an admission's time goes. ledger.admit
+// appears twice, one call at a time (`coalesceAdmissions: false`) and coalesced (the default).
 import { readFileSync } from 'node:fs';
 import { Ledger } from '../packages/ledger/src/index';
-import { benchSchema, withNamedStatements } from './bench-schema';
+import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, summarize } from './figures';
 
 const CONNECTIONS = 16;
@@ -28,11 +29,11 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
   const repeats = opts.full ? 5 : 3;
   const db = await benchSchema(opts, 'admit_cost', CONNECTIONS);
   try {
-    const named = new Ledger(withNamedStatements(db.pool));
+    const alone = new Ledger(db.pool, { coalesceAdmissions: false });
     const variants: Record<string, (n: number) => Promise<unknown>> = {
       'one-row INSERT commit': db.insertPlainRow,
-      'ledger.admit': (n) => db.ledger.admit({ graph: 'echo', input: { steps: 2, n } }),
-      'ledger.admit, named statements (experiment)': (n) => named.admit({ graph: 'echo', input: { steps: 2, n } }),
+      'ledger.admit': (n) => alone.admit({ graph: 'echo', input: { steps: 2, n } }),
+      'ledger.admit coalesced': (n) => db.ledger.admit({ graph: 'echo', input: { steps: 2, n } }),
     };
     const samples = new Map<string, { client: number[]; server: number[]; wal: number[] }>();
     for (let r = 0; r < repeats; r++) {

@@ -1,9 +1,11 @@
 // HTTP admission (POST /v1/jobs) with 64 connections (autocannon, in this process), held against
 // a bare Fastify endpoint that only calls `queue.add` (bench/procs/bare-admission.ts). Every
 // server is its own process: the producer as `npm run producer` runs it (apps/producer/src/main.ts),
-// once committing each admission alone (the default) and once with group commit
-// (ADMISSION_BATCH_MS=1). Per-request logging is off in all three (producer LOG_LEVEL=warn),
-// the rate limit is off. Repeats alternate between the servers. Target: ≥ 0.7× the bare req/s.
+// once with ADMISSION_BATCH_MS=0 (each request calls ledger.admit, queue.add and markEnqueued on
+// its own; since 2026-11-30 the ledger coalesces concurrent admit and markEnqueued calls into
+// shared statements, no timer) and once with the producer's group commit (ADMISSION_BATCH_MS=1,
+// the default: a 1 ms window, admitMany + addBulk + markEnqueuedMany). Per-request logging is
+// off in all three (producer LOG_LEVEL=warn), the rate limit is off. Repeats alternate between the servers. Target: ≥ 0.7× the bare req/s.
 import autocannon from 'autocannon';
 import { freePort, isPortOpen } from '../packages/ledger/src/index';
 import { benchSchema } from './bench-schema';
@@ -66,7 +68,9 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       LOG_LEVEL: 'warn',
     });
     await start('bare Fastify endpoint, queue.add only', 'bench/procs/bare-admission.ts', {}, (s) => waitForOutput(s.proc, /listening/, s.label));
-    await start('producer POST /v1/jobs, one commit per admission', 'apps/producer/src/main.ts', producerEnv(0), (s) => waitForPort(s.port, s.proc, s.label));
+    await start('producer POST /v1/jobs, ADMISSION_BATCH_MS=0 (ledger coalescing)', 'apps/producer/src/main.ts', producerEnv(0), (s) =>
+      waitForPort(s.port, s.proc, s.label),
+    );
     await start('producer POST /v1/jobs, group commit 1 ms', 'apps/producer/src/main.ts', producerEnv(1), (s) => waitForPort(s.port, s.proc, s.label));
 
     for (const s of servers) await load(s.port, 1); // warm-up: JIT, pools, connections

@@ -3,10 +3,13 @@
 // its saver and graph (the worker builds them per attempt) and invokes on a fresh thread; the
 // fenced runs each hold a claimed job's lease (claimed beforehand, not timed). Mean time per run
 // at concurrency 1 and 16, repeats alternating, with the CPU per run on each side of the wire.
-// Target: ≤ 1.10× the unfenced saver.
+// Target: ≤ 1.10× the unfenced saver. A third saver, OneStatementPostgresSaver (the fenced saver's
+// own one-statement writes without the fence), splits that ratio in two: the gain of writing a
+// put or putWrites in one round trip, and what the fence itself costs on top of it.
 import { randomUUID } from 'node:crypto';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { OneStatementPostgresSaver } from '../packages/ledger/src/fenced-saver';
 import { FencedPostgresSaver, Ledger } from '../packages/ledger/src/index';
 import { builtInGraphs } from '../packages/runtime/src/index';
 import { benchSchema } from './bench-schema';
@@ -47,11 +50,15 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
   // Long leases: the runs are claimed before the timed part starts.
   const ledger = new Ledger(db.pool, { leaseTtlMs: 30 * 60_000 });
   try {
-    const unfenced = (count: number): Run[] =>
-      Array.from({ length: count }, () => {
-        const threadId = randomUUID();
-        return { threadId, jobId: threadId, token: 1, saver: () => new PostgresSaver(db.pool, undefined, { schema: db.schema }) };
-      });
+    const unfencedWith =
+      (saver: () => BaseCheckpointSaver) =>
+      (count: number): Run[] =>
+        Array.from({ length: count }, () => {
+          const threadId = randomUUID();
+          return { threadId, jobId: threadId, token: 1, saver };
+        });
+    const unfenced = unfencedWith(() => new PostgresSaver(db.pool, undefined, { schema: db.schema }));
+    const oneStatement = unfencedWith(() => new OneStatementPostgresSaver(db.pool, { schema: db.schema }));
     const fenced = async (count: number): Promise<Run[]> => {
       const admitted = await ledger.admitMany(Array.from({ length: count }, () => ({ graph: 'echo', input: { steps: 2 } })));
       const runs: Run[] = [];
@@ -69,8 +76,10 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       const count = concurrency === 1 ? size(opts, { smoke: 20, quick: 150, full: 600 }) : size(opts, { smoke: 48, quick: 400, full: 2_000 });
       await meanRunMs(unfenced(concurrency * 2), concurrency); // warm-up
       const plain: number[] = [];
+      const batched: number[] = [];
       const fencedMs: number[] = [];
-      const cpu = { plain: { client: [] as number[], server: [] as number[] }, fenced: { client: [] as number[], server: [] as number[] } };
+      const sides = () => ({ client: [] as number[], server: [] as number[] });
+      const cpu = { plain: sides(), batched: sides(), fenced: sides() };
       const measure = async (runs: Run[], into: { client: number[]; server: number[] }) => {
         const m = await cpuDuring({ server: await postgresPids(opts.databaseUrl) }, () => meanRunMs(runs, concurrency));
         into.client.push((m.ms.bench ?? 0) / runs.length);
@@ -79,15 +88,22 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       };
       for (let r = 0; r < repeats; r++) {
         plain.push(await measure(unfenced(count), cpu.plain));
+        batched.push(await measure(oneStatement(count), cpu.batched));
         fencedMs.push(await measure(await fenced(count), cpu.fenced));
       }
       const note = `${count} runs per repeat; saver and graph built per run`;
       const baseline = summarize(`unfenced PostgresSaver, c=${concurrency}`, 'ms/run', plain, note);
-      figures.push(baseline, holdAgainst(summarize(`FencedPostgresSaver, c=${concurrency}`, 'ms/run', fencedMs, note), baseline, TARGET, 'lower'));
+      const oneStmt = holdAgainst(summarize(`unfenced OneStatementPostgresSaver, c=${concurrency}`, 'ms/run', batched, note), baseline);
+      const fencedFig = summarize(`FencedPostgresSaver, c=${concurrency}`, 'ms/run', fencedMs, note);
+      // The fence's own cost: the same one-statement writes with and without it.
+      const fenceCost = holdAgainst({ ...fencedFig, name: `FencedPostgresSaver, c=${concurrency} (fence cost)` }, oneStmt);
+      figures.push(baseline, oneStmt, holdAgainst(fencedFig, baseline, TARGET, 'lower'), fenceCost);
       for (const side of ['client', 'server'] as const) {
         const what = side === 'client' ? 'CPU per run in this process' : 'PostgreSQL server CPU per run';
         const base = summarize(`unfenced PostgresSaver, c=${concurrency}: ${what}`, 'ms', cpu.plain[side]);
-        figures.push(base, holdAgainst(summarize(`FencedPostgresSaver, c=${concurrency}: ${what}`, 'ms', cpu.fenced[side]), base));
+        const one = holdAgainst(summarize(`unfenced OneStatementPostgresSaver, c=${concurrency}: ${what}`, 'ms', cpu.batched[side]), base);
+        const fen = summarize(`FencedPostgresSaver, c=${concurrency}: ${what}`, 'ms', cpu.fenced[side]);
+        figures.push(base, one, holdAgainst(fen, base), holdAgainst({ ...fen, name: `FencedPostgresSaver, c=${concurrency}: ${what} (fence cost)` }, one));
       }
     }
     return figures;

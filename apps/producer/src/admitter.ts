@@ -25,7 +25,7 @@ export interface AdmitterOptions {
   ledger: Ledger;
   queue: Queue<DeliveryData>;
   enqueueTimeoutMs: number;
-  /** Group commit window; 0 = one transaction per admission. */
+  /** Group commit window; 0 = each request admits on its own (the ledger still coalesces concurrent calls). */
   batchWindowMs: number;
   /** Most admissions per group commit. */
   maxBatch: number;
@@ -38,7 +38,11 @@ export function crashHere(options: Pick<AdmitterOptions, 'crashAt'>, point: 'aft
   if (options.crashAt === point) process.kill(process.pid, 'SIGKILL');
 }
 
-/** One ledger statement (its own commit), then one queue add. */
+/**
+ * `ledger.admit`, then one queue add and `markEnqueued`. The ledger coalesces concurrent admit
+ * and markEnqueued calls into shared statements (no timer), so under load requests share
+ * commits here too; alone, a request waits for nothing.
+ */
 function directAdmitter(options: AdmitterOptions): Admitter {
   const { ledger, queue, enqueueTimeoutMs } = options;
   return {

@@ -1,4 +1,4 @@
-import { Command, RunControl } from '@langchain/langgraph';
+import { Command, INTERRUPT, RunControl } from '@langchain/langgraph';
 import { FencedPostgresSaver, type Job, type Ledger } from '@runledger/ledger';
 import { type DeliveryData, deliver } from '@runledger/queue';
 import type { GraphRegistry, RunContext, RunnableGraph } from '@runledger/runtime';
@@ -21,6 +21,8 @@ export interface ExecuteDeps {
   /** Controls of the runs in flight, so a drain can reach them. */
   controls: Map<string, RunControl>;
   log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** Graphs whose first attempt the claim itself records as `started` (the names in `graphs`). */
+  startGraphs?: readonly string[];
   /** Test hook: SIGKILL this process at a named point (RUNLEDGER_TEST_CRASH_AT). */
   crashAt?: string;
 }
@@ -47,7 +49,9 @@ function crashHere(deps: ExecuteDeps, point: string): void {
 /** Claims a job and runs, resumes, replays or parks it per the recovery table. */
 export async function executeDelivery(deps: ExecuteDeps, jobId: string): Promise<DeliveryOutcome> {
   const { ledger, workerId } = deps;
-  const claim = await ledger.claim(jobId, workerId);
+  // One statement: the claim, its `claimed` event and, on a first attempt of a graph this worker
+  // runs, the `started` decision; it also tells whether pending effects need reading.
+  const claim = await ledger.claim(jobId, workerId, ledger.leaseTtlMs, { startGraphs: deps.startGraphs });
   if (!claim.ok) {
     if (claim.reason === 'thread_busy') return { outcome: 'refused', reason: claim.reason, retryInMs: 250 };
     if (claim.reason === 'not_due') return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
@@ -64,7 +68,7 @@ export async function executeDelivery(deps: ExecuteDeps, jobId: string): Promise
   const timeoutMs = job.timeoutMs ?? deps.defaultTimeoutMs;
   const timer = setTimeout(() => controller.abort(new RunAbort('timeout', `Attempt ${job.attempt} exceeded its time limit of ${timeoutMs} ms.`)), timeoutMs);
   try {
-    return await runClaimed(deps, job, controller.signal, control, log);
+    return await runClaimed(deps, { job, started: claim.started, mayHavePendingEffects: claim.mayHavePendingEffects }, controller.signal, control, log);
   } finally {
     clearTimeout(timer);
     deps.controls.delete(jobId);
@@ -72,39 +76,52 @@ export async function executeDelivery(deps: ExecuteDeps, jobId: string): Promise
   }
 }
 
-async function runClaimed(deps: ExecuteDeps, job: Job, signal: AbortSignal, control: RunControl, log: ExecuteDeps['log']): Promise<DeliveryOutcome> {
+/** A claimed job with what the claim statement already did or learnt. */
+interface Claimed {
+  job: Job;
+  /** The claim recorded the `started` event. */
+  started: boolean;
+  mayHavePendingEffects: boolean;
+}
+
+async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSignal, control: RunControl, log: ExecuteDeps['log']): Promise<DeliveryOutcome> {
   const { ledger } = deps;
+  const { job } = claimed;
   const { jobId, fencingToken: token } = job;
   const def = deps.graphs.get(job.graph);
   if (!def) {
     await ledger.fail(jobId, token, { code: 'unknown_graph', message: `No graph named "${job.graph}" is registered in this worker (check RUNLEDGER_GRAPHS).` });
     return { outcome: 'failed' };
   }
-  const saver = new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: deps.schema, alreadyRunning: job.status === 'running' });
+  const saver = new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: deps.schema });
   const graph = def.build(saver);
   const ctx: RunContext = { jobId, threadId: job.threadId, fencingToken: token, attempt: job.attempt, ledger, signal };
-  const config = { configurable: { thread_id: job.threadId, runledger: ctx }, signal, control, durability: 'sync', recursionLimit: 10_000 };
+  // outputKeys: invoke returns the same channels getState reads as `values` (settle uses them).
+  const outputKeys = stateKeys(graph);
+  const config = { configurable: { thread_id: job.threadId, runledger: ctx }, signal, control, durability: 'sync', recursionLimit: 10_000, outputKeys };
   const state = job.firstCheckpointAt ? await graph.getState({ configurable: { thread_id: job.threadId } }) : undefined;
-  const decision = decide(job, job.firstCheckpointAt ? [] : await ledger.pendingEffects(jobId), state);
+  const readEffects = !job.firstCheckpointAt && claimed.mayHavePendingEffects;
+  const decision = decide(job, readEffects ? await ledger.pendingEffects(jobId) : [], state);
   log('info', `decision: ${decision.action}`);
+  if (claimed.started && decision.action !== 'start') log('error', `the claim recorded started but the decision is ${decision.action}`);
   try {
-    const input = await applyDecision(deps, job, decision, graph.getState.bind(graph));
+    const input = await applyDecision(deps, job, decision, graph.getState.bind(graph), claimed.started);
     if (input === undefined) return finishedByDecision(decision);
-    await graph.invoke(input, config);
+    const output = await graph.invoke(input, config);
     crashHere(deps, 'after_invoke');
-    return await settle(deps, job, graph, decision);
+    return await settle(deps, job, graph, decision, outputKeys === undefined ? undefined : output);
   } catch (err) {
     return await handleFailure(deps, job, err, signal, graph, log, decision, saver);
   }
 }
 
 /** Records the decision; returns the invoke input, or undefined when the decision ended the attempt. */
-async function applyDecision(deps: ExecuteDeps, job: Job, d: Decision, getState: RunnableGraph['getState']): Promise<unknown> {
+async function applyDecision(deps: ExecuteDeps, job: Job, d: Decision, getState: RunnableGraph['getState'], startRecorded: boolean): Promise<unknown> {
   const { ledger } = deps;
   const { jobId, fencingToken: token } = job;
   switch (d.action) {
     case 'start':
-      await ledger.appendEvent(jobId, token, 'started', {});
+      if (!startRecorded) await ledger.appendEvent(jobId, token, 'started', {});
       return job.input;
     case 'replay':
       await ledger.appendEvent(jobId, token, 'replayed', { reason: d.reason });
@@ -137,8 +154,28 @@ function finishedByDecision(d: Decision): DeliveryOutcome {
   return { outcome: map[d.action as keyof typeof map] ?? 'completed', decision: d.action };
 }
 
-/** After a clean invoke: park on interrupts, otherwise record the final state as the result. */
-async function settle(deps: ExecuteDeps, job: Job, graph: RunnableGraph, d: Decision): Promise<DeliveryOutcome> {
+/**
+ * The channels a LangGraph graph's `getState` returns as `values` (`streamChannelsAsIs`), when
+ * they are a list (values an object, which carries `__interrupt__`); otherwise undefined (a single
+ * channel, or a graph that does not expose them, e.g. wrapped for tracing).
+ */
+function stateKeys(graph: RunnableGraph): string[] | undefined {
+  const keys = (graph as { streamChannelsAsIs?: unknown }).streamChannelsAsIs;
+  return Array.isArray(keys) && keys.every((k) => typeof k === 'string') ? keys : undefined;
+}
+
+/**
+ * After a clean invoke: park on interrupts, otherwise record the final state as the result.
+ * `output` is invoke's result read with `outputKeys` = the state's channels. With `durability:
+ * 'sync'` it is the values of the final checkpoint, already saved (fenced) when invoke returns;
+ * a run that returned without an interrupt (`__interrupt__`, also set for a static breakpoint)
+ * has no task left, so the state is not read back. Otherwise it is read as before.
+ */
+async function settle(deps: ExecuteDeps, job: Job, graph: RunnableGraph, d: Decision, output?: unknown): Promise<DeliveryOutcome> {
+  if (typeof output === 'object' && output !== null && !(INTERRUPT in output)) {
+    await deps.ledger.complete(job.jobId, job.fencingToken, output);
+    return { outcome: 'completed', decision: d.action };
+  }
   const state = await graph.getState({ configurable: { thread_id: job.threadId } });
   const interrupts = pendingInterrupts(state);
   if (interrupts.length > 0) {

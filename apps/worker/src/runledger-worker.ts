@@ -53,6 +53,7 @@ export class RunledgerWorker {
       ledger,
       queue: this.queue,
       graphs: options.graphs,
+      startGraphs: [...options.graphs.keys()],
       keeper: this.keeper,
       workerId: options.workerId,
       schema: options.schema,

@@ -52,10 +52,12 @@ it.each([2, 3])('resumes a job whose step saved its task writes but not checkpoi
   const graph = builtInGraphs.find((g) => g.name === 'echo')!.build(saver);
   // The run hangs at its second checkpoint; the task writes before it are saved meanwhile.
   void graph.invoke(job.input, { configurable: { thread_id: job.threadId, runledger: ctx }, durability: 'sync' }).catch(() => {});
-  const state = await waitFor('the task writes to be saved', async () => {
-    const s = await graph.getState({ configurable: { thread_id: job.threadId } });
-    return (await saver.getTuple({ configurable: { thread_id: job.threadId } }))?.pendingWrites?.length ? s : undefined;
-  });
+  // The state is read once the writes are saved (read before, it can miss them under load).
+  const state = await waitFor('the task writes to be saved', async () =>
+    (await saver.getTuple({ configurable: { thread_id: job.threadId } }))?.pendingWrites?.length
+      ? graph.getState({ configurable: { thread_id: job.threadId } })
+      : undefined,
+  );
   expect(state.next).toEqual([]); // what misled the old recovery decision
   expect(state.tasks.length).toBeGreaterThan(0);
 

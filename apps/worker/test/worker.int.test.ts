@@ -1,5 +1,6 @@
 // In-process worker against real PostgreSQL and a real queue (both backends): the happy path,
 // retries, poison jobs, thread ordering, interrupts and cancellation.
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deliver, openQueue } from '../../../packages/queue/src/index';
 import { loadGraphs } from '../../../packages/runtime/src/index';
@@ -39,8 +40,28 @@ describe.each(backends)('worker on the %s queue backend', (backend) => {
     const done = await waitForStatus(db.ledger, job.jobId, ['completed', 'failed']);
     expect(done.status).toBe('completed');
     expect(done.result).toMatchObject({ done: 3, log: ['step 1', 'step 2', 'step 3'] });
+    // The result (invoke's output, not read back) is exactly the saved final state's values.
+    const saver = new PostgresSaver(db.ledger.pool, undefined, { schema: db.schema });
+    const graph = (await loadGraphs()).get('echo')!.build(saver);
+    const state = await graph.getState({ configurable: { thread_id: job.threadId } });
+    expect(state.next).toEqual([]);
+    expect(done.result).toEqual(JSON.parse(JSON.stringify(state.values)));
     const types = (await db.ledger.events(job.jobId)).map((e) => e.type);
-    expect(types).toEqual(['accepted', 'enqueued', 'claimed', 'started', 'checkpointed', 'completed']);
+    // `enqueued` is recorded after the queue add, so a quick worker may claim before it.
+    expect(types.filter((t) => t !== 'enqueued')).toEqual(['accepted', 'claimed', 'started', 'checkpointed', 'completed']);
+    expect(types.filter((t) => t === 'enqueued')).toHaveLength(1);
+  });
+
+  it('records a vacation agent’s result exactly as its saved final state (messages included)', async () => {
+    const job = await submit(db.ledger, q, { graph: 'vacation', input: { delays: { flight: 0, hotel: 0, car: 0 } } });
+    const done = await waitForStatus(db.ledger, job.jobId, ['completed', 'failed', 'manual_reconcile']);
+    expect(done.status).toBe('completed');
+    const saver = new PostgresSaver(db.ledger.pool, undefined, { schema: db.schema });
+    const state = await (await loadGraphs())
+      .get('vacation')!
+      .build(saver)
+      .getState({ configurable: { thread_id: job.threadId } });
+    expect(done.result).toEqual(JSON.parse(JSON.stringify(state.values)));
   });
 
   it('retries a graph that throws twice, then completes on attempt 3 with its error history', async () => {

@@ -1,97 +1,151 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import type { Checkpoint, CheckpointMetadata, PendingWrite } from '@langchain/langgraph-checkpoint';
+import { type Checkpoint, type CheckpointMetadata, type PendingWrite, WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type pg from 'pg';
+import { wrapDbError } from './db';
 import { LeaseLostError } from './errors';
 import type { Ledger } from './ledger';
-
-type FenceCheck = (client: pg.PoolClient) => Promise<void>;
-
-/** The fence of the saver call in progress; read by the wrapped client at COMMIT. */
-const currentFence = new AsyncLocalStorage<FenceCheck>();
-
-/** A client whose COMMIT first runs the fence check of the saver call that opened it. */
-function fencedClient(client: pg.PoolClient): pg.PoolClient {
-  const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<unknown>;
-  const wrapped = async (text: string, values?: unknown[]) => {
-    const check = currentFence.getStore();
-    if (text === 'COMMIT' && check) await check(client);
-    return query(text, values);
-  };
-  return new Proxy(client, { get: (target, prop, receiver) => (prop === 'query' ? wrapped : Reflect.get(target, prop, receiver)) });
-}
-
-/** A pool whose clients carry the fence into PostgresSaver's own transactions. */
-function fencingPool(pool: pg.Pool): pg.Pool {
-  const connect = async () => fencedClient(await pool.connect());
-  // Every other member runs on the real pool: pg-pool's query() (the saver's reads) calls
-  // this.connect(callback), which the promise-only connect above would never answer.
-  return new Proxy(pool, {
-    get: (target, prop) => {
-      if (prop === 'connect') return connect;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
+import { sql } from './sql';
 
 export interface Fence {
   jobId: string;
   fencingToken: number;
 }
 
-/**
- * PostgresSaver for one attempt of one job. Each checkpoint and pending-write transaction
- * checks the fencing token (holding a share lock on the job row) just before COMMIT and
- * rolls back with `LeaseLostError` when it is stale. The attempt's first checkpoint moves
- * the job starting → running in that same transaction.
- */
-export class FencedPostgresSaver extends PostgresSaver {
-  /** Checkpoint or write transactions this saver rolled back because the lease was lost. */
-  rejectedWrites = 0;
-  private running: boolean;
+export interface FencedSaverOptions {
+  /**
+   * Schema of the checkpoint tables for the parent's reads and `deleteThread`. Default `public`.
+   * Writes name their tables unqualified, like every ledger statement, and so go to the pool's
+   * search_path (`createPool`: the ledger schema first), where `migrate()` creates the
+   * checkpoint tables beside the ledger's: pass that same schema (DB_SCHEMA) here.
+   */
+  schema?: string;
+}
 
+/** A serialized value as node-pg sends it inside a bytea[] parameter; null stays SQL NULL. */
+const bytes = (v: Uint8Array | undefined): Buffer | null => (v === undefined ? null : Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+
+/**
+ * PostgresSaver whose `put` and `putWrites` are each one statement: one round trip, its own
+ * transaction, every blob or write of the call in one INSERT … SELECT FROM unnest(…). Same rows
+ * and conflict rules as the parent's one-row-per-statement transactions; the parent's
+ * serializers, reads and `deleteThread`. Unfenced: the worker uses FencedPostgresSaver; this
+ * class is its write path without the fence, which bench/saver.ts times on its own.
+ */
+export class OneStatementPostgresSaver extends PostgresSaver {
   constructor(
-    private readonly ledger: Ledger,
-    private readonly fence: Fence,
-    options: { schema?: string; alreadyRunning?: boolean } = {},
+    protected readonly writePool: pg.Pool,
+    options: Pick<FencedSaverOptions, 'schema'> = {},
   ) {
-    super(fencingPool(ledger.pool), undefined, { schema: options.schema ?? 'public' });
-    this.running = options.alreadyRunning ?? false;
+    super(writePool, undefined, { schema: options.schema ?? 'public' });
   }
 
-  private readonly check: FenceCheck = async (client) => {
-    const { jobId, fencingToken } = this.fence;
-    if (!this.running && (await this.ledger.recordCheckpoint(jobId, fencingToken, client))) {
-      this.running = true;
-      return;
+  /** Runs one of the saver's statements as a named (prepared) statement; returns its one row. */
+  protected async statement(name: string, values: unknown[]): Promise<{ held: boolean; raced?: boolean }> {
+    try {
+      return (await this.writePool.query({ name: `runledger_${name}`, text: sql(name), values })).rows[0];
+    } catch (err) {
+      throw wrapDbError(err);
     }
-    if (await this.ledger.checkFence(jobId, fencingToken, client)) {
-      this.running = true;
-      return;
-    }
-    this.rejectedWrites++;
-    throw new LeaseLostError(jobId, fencingToken, 'checkpoint write');
-  };
+  }
 
-  override put(
+  /** Writes one checkpoint; `data` is put_checkpoint_unfenced.sql's parameters. */
+  protected async writeCheckpoint(data: unknown[]): Promise<void> {
+    await this.statement('put_checkpoint_unfenced', data);
+  }
+
+  /** Writes one task's pending writes; `data` is put_writes_unfenced.sql's parameters. */
+  protected async writeWrites(upsert: boolean, data: unknown[]): Promise<void> {
+    await this.statement(upsert ? 'put_writes_upsert_unfenced' : 'put_writes_unfenced', data);
+  }
+
+  override async put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
     newVersions: Record<string, string | number>,
   ): Promise<RunnableConfig> {
-    return currentFence.run(this.check, () => super.put(config, checkpoint, metadata, newVersions));
+    if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
+    const { thread_id, checkpoint_ns = '', checkpoint_id } = config.configurable;
+    const [blobs, serializedMetadata] = await Promise.all([
+      this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
+      this._dumpMetadata(metadata),
+    ]);
+    // Blob rows: [thread_id, checkpoint_ns, channel, version, type, blob (undefined for 'empty')].
+    await this.writeCheckpoint([
+      thread_id,
+      checkpoint_ns,
+      checkpoint.id,
+      checkpoint_id,
+      this._dumpCheckpoint(checkpoint),
+      serializedMetadata,
+      blobs.map((b) => b[2]),
+      blobs.map((b) => b[3]),
+      blobs.map((b) => b[4]),
+      blobs.map((b) => bytes(b[5])),
+    ]);
+    return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
-  override putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
-    return currentFence.run(this.checkWrites, () => super.putWrites(config, writes, taskId));
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    const upsert = writes.every((w) => w[0] in WRITES_IDX_MAP);
+    const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable ?? {};
+    const dumped = await this._dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes);
+    // Rows: [thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob]. One row
+    // per idx (WRITES_IDX_MAP gives a special channel a fixed one), as the parent's one-by-one
+    // statements leave it: its upsert keeps the last write of an idx, its insert the first.
+    const byIdx = new Map<number, (typeof dumped)[number]>();
+    for (const row of dumped) if (upsert || !byIdx.has(row[4])) byIdx.set(row[4], row);
+    const rows = [...byIdx.values()];
+    await this.writeWrites(upsert, [
+      thread_id,
+      checkpoint_ns,
+      checkpoint_id,
+      taskId,
+      rows.map((r) => r[4]),
+      rows.map((r) => r[5]),
+      rows.map((r) => r[6]),
+      rows.map((r) => bytes(r[7])),
+    ]);
+  }
+}
+
+/**
+ * The checkpointer of one attempt of one job. Each `put` and `putWrites` is one statement
+ * (`put_checkpoint.sql`, `put_writes.sql`, `put_writes_upsert.sql`) that share-locks the job
+ * row while this fencing token holds the lease and writes only if it does; otherwise nothing
+ * is written and it throws `LeaseLostError`. The attempt's first checkpoint moves the job
+ * starting → running (with its `checkpointed` event) in that same statement.
+ */
+export class FencedPostgresSaver extends OneStatementPostgresSaver {
+  /** Checkpoint or write calls this saver refused because the lease was lost. */
+  rejectedWrites = 0;
+
+  constructor(
+    ledger: Ledger,
+    private readonly fence: Fence,
+    options: FencedSaverOptions = {},
+  ) {
+    super(ledger.pool, options);
   }
 
-  /** Pending writes never make the starting → running move: only a checkpoint does. */
-  private readonly checkWrites: FenceCheck = async (client) => {
-    if (await this.ledger.checkFence(this.fence.jobId, this.fence.fencingToken, client)) return;
+  protected override async writeCheckpoint(data: unknown[]): Promise<void> {
+    const values = [this.fence.jobId, this.fence.fencingToken, ...data];
+    let out = await this.statement('put_checkpoint', values);
+    // The snapshot saw this attempt's job still starting, but a concurrent put of the same
+    // attempt moved it first: not `starting` any more for `moved`, not yet `running` for `held`.
+    // A fresh snapshot tells (one more round trip, never on the common path).
+    if (!out.held && out.raced) out = await this.statement('put_checkpoint', values);
+    if (!out.held) this.refuse('checkpoint write');
+  }
+
+  protected override async writeWrites(upsert: boolean, data: unknown[]): Promise<void> {
+    const out = await this.statement(upsert ? 'put_writes_upsert' : 'put_writes', [this.fence.jobId, this.fence.fencingToken, ...data]);
+    if (!out.held) this.refuse('pending write');
+  }
+
+  private refuse(what: string): never {
     this.rejectedWrites++;
-    throw new LeaseLostError(this.fence.jobId, this.fence.fencingToken, 'pending write');
-  };
+    throw new LeaseLostError(this.fence.jobId, this.fence.fencingToken, what);
+  }
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type AdmissionRow, admissionParams, admissionRow } from './admission';
+import { type AdmissionRow, admissionParams, admissionRow, Coalescer, type Waiter } from './admission';
 import { type PayloadCodec, sealContext } from './crypto';
 import { type Queryable, wrapDbError } from './db';
 import { IdempotencyConflictError, InvalidTransitionError, LeaseLostError, LedgerError, NotFoundError, ThreadBusyError } from './errors';
@@ -16,7 +16,21 @@ export interface LedgerOptions {
    * RUNLEDGER_ENCRYPTION_KEY): sealed on write, opened on read. Default none: stored as plain jsonb.
    */
   crypto?: PayloadCodec;
+  /**
+   * Natural group commit of `admit` calls made without a caller transaction and without
+   * `multitask: "reject"`: while `maxInFlight` admission statements are running, further calls
+   * wait and go together as the next statement (no timer). Default on; `false` commits each
+   * call alone. `markEnqueued` calls are coalesced the same way.
+   */
+  coalesceAdmissions?: false | { maxInFlight?: number; maxBatch?: number };
 }
+
+type EnqueuedMark = { jobId: string; deliveries: number; deliveryId: string };
+
+/** Admission statements running at once before further `admit` calls wait to go together (bench/admit.ts). */
+const ADMIT_IN_FLIGHT = 2;
+/** Most rows in one coalesced admission statement. */
+const ADMIT_MAX_BATCH = 256;
 
 /** The fields of `end_attempt.sql` a verb sets; the rest stay null. */
 interface EndAttempt {
@@ -38,7 +52,6 @@ const PREPARED = new Set([
   'heartbeat',
   'append_event',
   'record_checkpoint',
-  'check_fence',
   'end_attempt',
   'get_job',
   'find_effect',
@@ -63,6 +76,11 @@ export class Ledger {
   ) {
     this.leaseTtlMs = options.leaseTtlMs ?? 6_000;
     this.crypto = options.crypto;
+    const co = options.coalesceAdmissions ?? {};
+    const inFlight = co === false ? 0 : (co.maxInFlight ?? ADMIT_IN_FLIGHT);
+    const maxBatch = co === false ? 0 : (co.maxBatch ?? ADMIT_MAX_BATCH);
+    this.admissions = co === false ? undefined : new Coalescer((batch) => this.admitBatch(batch), inFlight, maxBatch);
+    this.marks = co === false ? undefined : new Coalescer((batch) => this.markBatch(batch), inFlight, maxBatch);
   }
 
   /** The stored form of a payload column: sealed when a codec is set; undefined stays undefined (SQL NULL, "unchanged"). */
@@ -85,9 +103,17 @@ export class Ledger {
     }
   }
 
-  /** Records an admission. Same tenant + key + request → the same job (`created: false`); another request → IdempotencyConflictError. */
+  /** Concurrent `admit` calls on the pool, coalesced into one statement each round trip; undefined when off. */
+  private readonly admissions: Coalescer<AdmissionRow, AdmitResult> | undefined;
+
+  /**
+   * Records an admission. Same tenant + key + request → the same job (`created: false`); another
+   * request → IdempotencyConflictError. Concurrent calls without `db` share statements (see
+   * `coalesceAdmissions`); each still answers only after its own row committed, with its own error.
+   */
   async admit(req: AdmitRequest, db?: Queryable): Promise<AdmitResult> {
     if (req.multitask === 'reject' && !db) return this.inTransaction((client) => this.admit(req, client));
+    if (!db && this.admissions) return this.admissions.submit(admissionRow(req));
     return this.admitWith(req, db ?? this.pool);
   }
 
@@ -109,8 +135,7 @@ export class Ledger {
     }
   }
 
-  private async admitWith(req: AdmitRequest, db: Queryable): Promise<AdmitResult> {
-    const row = admissionRow(req);
+  private async admitWith(req: AdmitRequest, db: Queryable, row = admissionRow(req)): Promise<AdmitResult> {
     if (req.multitask === 'reject') {
       await this.q('lock_thread', [row.threadId], db);
       if (row.idempotencyKey) {
@@ -120,13 +145,62 @@ export class Ledger {
       const open = await this.q('find_open_job_of_thread', [row.threadId], db);
       if (open.rows[0]) throw new ThreadBusyError(row.threadId, open.rows[0].job_id);
     }
-    // Insert first: a fresh key (the common case) costs one round trip.
+    return this.insertRow(row, db);
+  }
+
+  /** Admits one row with its own statement. Insert first: a fresh key (the common case) costs one round trip. */
+  private async insertRow(row: AdmissionRow, db: Queryable): Promise<AdmitResult> {
     const inserted = (await this.q('admit_jobs', admissionParams([this.sealInput(row)], json), db)).rows[0];
     if (inserted) return { job: toJob(inserted, this.crypto), created: true };
-    // The key is taken: the same request is the same job, another request a conflict.
+    return this.takenKey(row, db);
+  }
+
+  /** The answer for a row whose tenant + key was taken: the same request is the same job, another request a conflict. */
+  private async takenKey(row: AdmissionRow, db: Queryable): Promise<AdmitResult> {
     const existing = await this.sameRequest(row.tenant, row.idempotencyKey as string, row.hash, db);
     if (!existing) throw new Error(`Idempotency key ${row.idempotencyKey} conflicted but no job holds it; retry the admission.`);
     return { job: existing, created: false };
+  }
+
+  /**
+   * One coalesced admission statement (autocommit) for a batch of `admit` calls. Rows whose key
+   * was taken (by an earlier admission or an earlier row of this batch) are answered from the
+   * row that holds it. A row PostgreSQL refuses fails the whole statement, so then each row is
+   * admitted alone, in arrival order, and only the refused one fails.
+   */
+  private async admitBatch(batch: Array<Waiter<AdmissionRow, AdmitResult>>): Promise<void> {
+    const admitAlone = (row: AdmissionRow) => this.insertRow(row, this.pool);
+    if (batch.length === 1) {
+      const [w] = batch as [Waiter<AdmissionRow, AdmitResult>];
+      return admitAlone(w.item).then(w.resolve, w.reject);
+    }
+    let inserted: Map<string, Record<string, unknown>>;
+    try {
+      const r = await this.q(
+        'admit_jobs',
+        admissionParams(
+          batch.map((w) => this.sealInput(w.item)),
+          json,
+        ),
+      );
+      inserted = new Map(r.rows.map((x) => [x.job_id as string, x]));
+    } catch (err) {
+      if (err instanceof LedgerError) throw err;
+      for (const w of batch) await admitAlone(w.item).then(w.resolve, w.reject);
+      return;
+    }
+    const taken: Array<Promise<void>> = [];
+    for (const w of batch) {
+      const row = inserted.get(w.item.jobId);
+      if (row) {
+        try {
+          w.resolve({ job: toJob(row, this.crypto), created: true });
+        } catch (err) {
+          w.reject(err);
+        }
+      } else taken.push(this.takenKey(w.item, this.pool).then(w.resolve, w.reject));
+    }
+    await Promise.all(taken);
   }
 
   /**
@@ -164,9 +238,42 @@ export class Ledger {
     return toJob(row, this.crypto);
   }
 
-  /** Records that delivery `deliveryId` was queued. Returns false when another caller recorded delivery number `deliveries + 1` first. */
+  /** Concurrent `markEnqueued` calls, coalesced like admissions; undefined when off. */
+  private readonly marks: Coalescer<EnqueuedMark, boolean> | undefined;
+
+  /**
+   * Records that delivery `deliveryId` was queued. Returns false when another caller recorded
+   * delivery number `deliveries + 1` first. Concurrent calls share one statement.
+   */
   async markEnqueued(jobId: string, deliveries: number, deliveryId: string): Promise<boolean> {
+    if (this.marks) return this.marks.submit({ jobId, deliveries, deliveryId });
     return (await this.markEnqueuedMany([{ jobId, deliveries, deliveryId }])).length === 1;
+  }
+
+  /**
+   * One mark_enqueued statement for a batch of `markEnqueued` calls. A job may appear once per
+   * statement (its compare-and-set answers one caller), so later marks of the same job follow
+   * one by one; after a failed statement each mark is tried alone.
+   */
+  private async markBatch(batch: Array<Waiter<EnqueuedMark, boolean>>): Promise<void> {
+    const seen = new Set<string>();
+    const first: Array<Waiter<EnqueuedMark, boolean>> = [];
+    const again: Array<Waiter<EnqueuedMark, boolean>> = [];
+    for (const w of batch) {
+      (seen.has(w.item.jobId) ? again : first).push(w);
+      seen.add(w.item.jobId);
+    }
+    let recorded: Set<string> | undefined;
+    try {
+      recorded = new Set(await this.markEnqueuedMany(first.map((w) => w.item)));
+    } catch (err) {
+      if (err instanceof LedgerError || first.length === 1) throw err;
+    }
+    for (const w of first) {
+      if (recorded) w.resolve(recorded.has(w.item.jobId));
+      else again.push(w);
+    }
+    for (const w of again) await this.markEnqueuedMany([w.item]).then((r) => w.resolve(r.length === 1), w.reject);
   }
 
   /** markEnqueued for many jobs in one statement; returns the job ids this caller recorded. */
@@ -176,11 +283,24 @@ export class Ledger {
     return r.rows.map((x) => x.job_id as string);
   }
 
-  /** Takes the lease with a new fencing token, or explains why not. */
-  async claim(jobId: string, workerId: string, ttlMs = this.leaseTtlMs): Promise<ClaimResult> {
+  /**
+   * Takes the lease with a new fencing token, or explains why not. With `startGraphs` (the graphs
+   * the caller runs), a job's first claim also records the `started` decision in the same
+   * statement (`started: true`); `mayHavePendingEffects: false` means `pendingEffects` would
+   * return nothing.
+   */
+  async claim(jobId: string, workerId: string, ttlMs = this.leaseTtlMs, options: { startGraphs?: readonly string[] } = {}): Promise<ClaimResult> {
     try {
-      const row = (await this.q('claim_lease', [jobId, workerId, ttlMs])).rows[0];
-      if (row) return { ok: true, job: toJob(row, this.crypto), previousStatus: row.previous_status, previousReason: row.previous_reason };
+      const row = (await this.q('claim_lease', [jobId, workerId, ttlMs, options.startGraphs ?? null])).rows[0];
+      if (row)
+        return {
+          ok: true,
+          job: toJob(row, this.crypto),
+          previousStatus: row.previous_status,
+          previousReason: row.previous_reason,
+          started: row.claim_started === true,
+          mayHavePendingEffects: row.claim_may_have_pending_effects !== false,
+        };
     } catch (err) {
       // Two jobs of one thread claimed at once: the partial unique index lets one win.
       if ((err as { code?: string }).code === '23505') return { ok: false, reason: 'thread_busy' };
@@ -208,14 +328,9 @@ export class Ledger {
     if (r.rowCount !== 1) throw new LeaseLostError(jobId, token, `event ${type}`);
   }
 
-  /** starting → running on the first checkpoint; used inside the fenced saver's transaction. */
+  /** starting → running on the first checkpoint, as FencedPostgresSaver's put_checkpoint.sql does in its own statement. */
   async recordCheckpoint(jobId: string, token: number, db: Queryable = this.pool): Promise<boolean> {
     return (await this.q('record_checkpoint', [jobId, token], db)).rowCount === 1;
-  }
-
-  /** True while `token` is current; holds a share lock on the job row until `db`'s transaction ends. */
-  async checkFence(jobId: string, token: number, db: Queryable): Promise<boolean> {
-    return (await this.q('check_fence', [jobId, token], db)).rowCount === 1;
   }
 
   private async end(jobId: string, token: number, e: EndAttempt): Promise<void> {

@@ -82,7 +82,16 @@ export interface AdmitResult {
 export type ClaimRefusal = 'not_found' | 'terminal' | 'lease_held' | 'thread_busy' | 'not_due' | 'parked';
 
 export type ClaimResult =
-  | { ok: true; job: Job; previousStatus: JobStatus; previousReason: string | null }
+  | {
+      ok: true;
+      job: Job;
+      previousStatus: JobStatus;
+      previousReason: string | null;
+      /** The claim also recorded the `started` decision (first attempt; only with `startGraphs`). */
+      started: boolean;
+      /** False when the job certainly has no pending effect (`pendingEffects` can be skipped). */
+      mayHavePendingEffects: boolean;
+    }
   | { ok: false; reason: ClaimRefusal; status?: JobStatus; blockedBy?: string; dueInMs?: number };
 
 export interface ListFilter {

@@ -30,6 +30,31 @@ describe('job lifecycle', () => {
     expect(types).toEqual(['accepted', 'enqueued', 'claimed', 'checkpointed', 'completed']);
   });
 
+  it('records claimed and, on a first attempt of a graph the caller runs, started in the claim statement', async () => {
+    const { ledger } = db;
+    const { job } = await ledger.admit({ graph: 'echo', input: {} });
+    const first = await ledger.claim(job.jobId, 'w1', 50, { startGraphs: ['echo'] });
+    expect(first).toMatchObject({ ok: true, started: true, mayHavePendingEffects: false, job: { status: 'starting', attempt: 1 } });
+    const events = await ledger.events(job.jobId);
+    expect(events.map((e) => e.type)).toEqual(['accepted', 'claimed', 'started']);
+    expect(events.slice(1)).toMatchObject([
+      { type: 'claimed', attempt: 1, fencingToken: 1, workerId: 'w1', detail: { from: 'accepted', reason: null } },
+      { type: 'started', attempt: 1, fencingToken: 1, workerId: 'w1', detail: {} },
+    ]);
+    // A later attempt is never `started` by the claim, and its effects must be read.
+    await ledger.recordEffectIntent(job.jobId, 1, 'k', 'book', 'idem');
+    await new Promise((r) => setTimeout(r, 80));
+    const second = await ledger.claim(job.jobId, 'w2', 60_000, { startGraphs: ['echo'] });
+    expect(second).toMatchObject({ ok: true, started: false, mayHavePendingEffects: true, job: { attempt: 2 } });
+    expect(await ledger.pendingEffects(job.jobId)).toEqual([{ effectKey: 'k', name: 'book' }]);
+    // A graph the caller does not run, or no startGraphs: only `claimed`.
+    for (const startGraphs of [['vacation'], undefined]) {
+      const { job: other } = await ledger.admit({ graph: 'echo', input: {} });
+      expect(await ledger.claim(other.jobId, 'w3', 60_000, { startGraphs })).toMatchObject({ ok: true, started: false, mayHavePendingEffects: false });
+      expect((await ledger.events(other.jobId)).map((e) => e.type)).toEqual(['accepted', 'claimed']);
+    }
+  });
+
   it('refuses every write with an old token after a newer claim', async () => {
     const { ledger } = db;
     const { job } = await ledger.admit({ graph: 'echo', input: {} });

@@ -3,10 +3,19 @@
 -- Claimable: accepted, recovery_required (once due), or leased with an expired lease; and
 -- no earlier unfinished job of the same thread (admission order) and no other leased one.
 -- A drained hand-over does not count as an attempt.
--- Params: $1 job_id, $2 worker_id, $3 lease ttl (ms)
--- Returns: the claimed job row plus `previous_status`, or no row when refused.
+-- The `claimed` event, and on a job's first claim the `started` decision (the recovery table's
+-- "first attempt, no checkpoint, no pending effect" row) when the caller can run its graph,
+-- are written by this same statement, in that order: a claim is one round trip.
+-- Params: $1 job_id, $2 worker_id, $3 lease ttl (ms),
+--         $4 graphs the caller runs (text[]; null = never record `started` here)
+-- Returns: the claimed job row plus `previous_status`, `previous_reason`, `claim_started` (the
+-- `started` event was written) and `claim_may_have_pending_effects` (false only when the job was
+-- `accepted` — no lease, so no effect write can race this statement's snapshot — and has no
+-- pending effect; otherwise read them after the claim), or no row when refused.
 WITH prev AS (
-  SELECT job_id, status, recovery_reason FROM jobs WHERE job_id = $1 FOR UPDATE
+  SELECT job_id, status, recovery_reason,
+         EXISTS (SELECT 1 FROM effects e WHERE e.job_id = jobs.job_id AND e.status = 'pending') AS pending_effects
+    FROM jobs WHERE job_id = $1 FOR UPDATE
 ), upd AS (
   UPDATE jobs j
      SET status = CASE WHEN j.first_checkpoint_at IS NULL THEN 'starting' ELSE 'running' END,
@@ -27,11 +36,19 @@ WITH prev AS (
         WHERE o.thread_id = j.thread_id AND o.job_id <> j.job_id
           AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
                OR o.status IN ('starting', 'running')))
-  RETURNING j.*, prev.status AS previous_status, prev.recovery_reason AS previous_reason
+  RETURNING j.*, prev.status AS previous_status, prev.recovery_reason AS previous_reason,
+            (prev.status <> 'accepted' OR prev.pending_effects) AS claim_may_have_pending_effects,
+            (j.graph = ANY ($4::text[]) AND j.first_checkpoint_at IS NULL AND j.attempt <= 1
+             AND j.attempt <= j.max_attempts AND j.recovery_reason IS NULL
+             AND NOT prev.pending_effects) IS TRUE AS claim_started
 ), ev AS (
   INSERT INTO job_events (job_id, type, attempt, fencing_token, worker_id, detail)
-  SELECT job_id, 'claimed', attempt, fencing_token, $2,
-         jsonb_build_object('from', previous_status, 'reason', previous_reason)
+  SELECT upd.job_id, e.type, upd.attempt, upd.fencing_token, $2, e.detail
     FROM upd
+   CROSS JOIN LATERAL (VALUES
+     (1, 'claimed', jsonb_build_object('from', upd.previous_status, 'reason', upd.previous_reason)),
+     (2, 'started', '{}'::jsonb)) AS e (ord, type, detail)
+   WHERE e.ord = 1 OR upd.claim_started
+   ORDER BY e.ord
 )
 SELECT * FROM upd;

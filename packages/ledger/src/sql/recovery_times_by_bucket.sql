@@ -1,7 +1,7 @@
 -- recovery_times_by_bucket.sql
 -- Recovery time: from a `recovery_required` event to the job's next `claimed` event, per
 -- time bucket of the recovery_required event. Index job_events_type_at finds the recoveries,
--- job_events_job (job_id, event_id) the claim after each.
+-- job_events_claimed (job_id, event_id) WHERE type = 'claimed' the claim after each.
 -- Params: $1 from (timestamptz, also the buckets' origin), $2 to (timestamptz, exclusive),
 --         $3 bucket width (seconds)
 -- Returns: bucket, recoveries, recovered (claimed again so far), p50_ms, p95_ms, max_ms

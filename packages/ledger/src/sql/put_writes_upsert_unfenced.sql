@@ -1,0 +1,15 @@
+-- put_writes_upsert_unfenced.sql
+-- put_writes_upsert.sql without the fence: writes to WRITES_IDX_MAP's special channels, a newer
+-- write replacing the stored one; each key passed once (the last write of it). Only for
+-- OneStatementPostgresSaver, the unfenced baseline of bench/saver.ts.
+-- Params: $1 thread_id, $2 checkpoint_ns, $3 checkpoint_id, $4 task_id, $5 idx int[],
+--   $6 channels text[], $7 types text[], $8 blobs bytea[]
+-- Returns: one row: `held`, always true (no fence).
+WITH w AS (
+  INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+  SELECT $1::text, $2::text, $3::text, $4::text, w.idx, w.channel, w.type, w.blob
+    FROM unnest($5::int[], $6::text[], $7::text[], $8::bytea[]) AS w (idx, channel, type, blob)
+  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE
+    SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob
+)
+SELECT true AS held;
