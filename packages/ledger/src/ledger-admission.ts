@@ -1,0 +1,195 @@
+import type pg from 'pg';
+import { type AdmissionRow, admissionParams, admissionRow } from './admission';
+import { Coalescer, type Waiter } from './coalescer';
+import { sealContext } from './crypto';
+import type { Queryable } from './db';
+import { IdempotencyConflictError, LedgerError, ThreadBusyError } from './errors';
+import { json, LedgerCore, type LedgerOptions } from './ledger-core';
+import { toJob } from './rows';
+import type { AdmitRequest, AdmitResult, Job } from './types';
+
+type EnqueuedMark = { jobId: string; deliveries: number; deliveryId: string };
+
+/** Admission statements running at once before further `admit` calls wait to go together (bench/admit.ts). */
+const ADMIT_IN_FLIGHT = 2;
+/** Most rows in one coalesced admission statement. */
+const ADMIT_MAX_BATCH = 256;
+
+/** The ledger's admission verbs: `admit` (coalesced), `admitMany` (the producer's group commit), `markEnqueued`. */
+export class AdmissionLedger extends LedgerCore {
+  constructor(pool: pg.Pool, options: LedgerOptions = {}) {
+    super(pool, options);
+    const co = options.coalesceAdmissions ?? {};
+    const inFlight = co === false ? 0 : (co.maxInFlight ?? ADMIT_IN_FLIGHT);
+    const maxBatch = co === false ? 0 : (co.maxBatch ?? ADMIT_MAX_BATCH);
+    this.admissions = co === false ? undefined : new Coalescer((batch) => this.admitBatch(batch), inFlight, maxBatch);
+    this.marks = co === false ? undefined : new Coalescer((batch) => this.markBatch(batch), inFlight, maxBatch);
+  }
+
+  /** The admission row with its input sealed; its fingerprint was computed on the plaintext. */
+  private sealInput(row: AdmissionRow): AdmissionRow {
+    return { ...row, input: this.seal(row.input, sealContext.jobInput(row.jobId)) };
+  }
+
+  /** Concurrent `admit` calls on the pool, coalesced into one statement each round trip; undefined when off. */
+  private readonly admissions: Coalescer<AdmissionRow, AdmitResult> | undefined;
+
+  /**
+   * Records an admission. Same tenant + key + request → the same job (`created: false`); another
+   * request → IdempotencyConflictError. Concurrent calls without `db` share statements (see
+   * `coalesceAdmissions`); each still answers only after its own row committed, with its own error.
+   */
+  async admit(req: AdmitRequest, db?: Queryable): Promise<AdmitResult> {
+    if (req.multitask === 'reject' && !db) return this.inTransaction((client) => this.admit(req, client));
+    if (!db && this.admissions) return this.admissions.submit(admissionRow(req));
+    return this.admitWith(req, db ?? this.pool);
+  }
+
+  private async admitWith(req: AdmitRequest, db: Queryable, row = admissionRow(req)): Promise<AdmitResult> {
+    if (req.multitask === 'reject') {
+      await this.q('lock_thread', [row.threadId], db);
+      if (row.idempotencyKey) {
+        const existing = await this.sameRequest(row.tenant, row.idempotencyKey, row.hash, db);
+        if (existing) return { job: existing, created: false };
+      }
+      const open = await this.q('find_open_job_of_thread', [row.threadId], db);
+      if (open.rows[0]) throw new ThreadBusyError(row.threadId, open.rows[0].job_id);
+    }
+    return this.insertRow(row, db);
+  }
+
+  /** Admits one row with its own statement. Insert first: a fresh key (the common case) costs one round trip. */
+  private async insertRow(row: AdmissionRow, db: Queryable): Promise<AdmitResult> {
+    const inserted = (await this.q('admit_jobs', admissionParams([this.sealInput(row)], json), db)).rows[0];
+    if (inserted) return { job: toJob(inserted, this.crypto), created: true };
+    return this.takenKey(row, db);
+  }
+
+  /** The answer for a row whose tenant + key was taken: the same request is the same job, another request a conflict. */
+  private async takenKey(row: AdmissionRow, db: Queryable): Promise<AdmitResult> {
+    const existing = await this.sameRequest(row.tenant, row.idempotencyKey as string, row.hash, db);
+    if (!existing) throw new Error(`Idempotency key ${row.idempotencyKey} conflicted but no job holds it; retry the admission.`);
+    return { job: existing, created: false };
+  }
+
+  /**
+   * One coalesced admission statement (autocommit) for a batch of `admit` calls. Rows whose key
+   * was taken (by an earlier admission or an earlier row of this batch) are answered from the
+   * row that holds it. A row PostgreSQL refuses fails the whole statement, so then each row is
+   * admitted alone, in arrival order, and only the refused one fails.
+   */
+  private async admitBatch(batch: Array<Waiter<AdmissionRow, AdmitResult>>): Promise<void> {
+    const admitAlone = (row: AdmissionRow) => this.insertRow(row, this.pool);
+    if (batch.length === 1) {
+      const [w] = batch as [Waiter<AdmissionRow, AdmitResult>];
+      return admitAlone(w.item).then(w.resolve, w.reject);
+    }
+    let inserted: Map<string, Record<string, unknown>>;
+    try {
+      const r = await this.q(
+        'admit_jobs',
+        admissionParams(
+          batch.map((w) => this.sealInput(w.item)),
+          json,
+        ),
+      );
+      inserted = new Map(r.rows.map((x) => [x.job_id as string, x]));
+    } catch (err) {
+      if (err instanceof LedgerError) throw err;
+      for (const w of batch) await admitAlone(w.item).then(w.resolve, w.reject);
+      return;
+    }
+    const taken: Array<Promise<void>> = [];
+    for (const w of batch) {
+      const row = inserted.get(w.item.jobId);
+      if (row) {
+        try {
+          w.resolve({ job: toJob(row, this.crypto), created: true });
+        } catch (err) {
+          w.reject(err);
+        }
+      } else taken.push(this.takenKey(w.item, this.pool).then(w.resolve, w.reject));
+    }
+    await Promise.all(taken);
+  }
+
+  /**
+   * Group commit: admits many requests with one statement. Requests whose key is taken and
+   * `multitask: "reject"` requests fall back to `admit` one by one. Results keep the order of
+   * `requests`; a request's own error (conflict, busy thread) is returned, not thrown.
+   */
+  async admitMany(requests: readonly AdmitRequest[]): Promise<Array<AdmitResult | { error: unknown }>> {
+    const rows = requests.map(admissionRow);
+    const batch = rows.filter((_, i) => requests[i]?.multitask !== 'reject');
+    const inserted = new Map<string, Job>();
+    try {
+      const params = admissionParams(
+        batch.map((b) => this.sealInput(b)),
+        json,
+      );
+      if (batch.length > 0) for (const r of (await this.q('admit_jobs', params)).rows) inserted.set(r.job_id, toJob(r, this.crypto));
+    } catch (err) {
+      // A row PostgreSQL refuses fails the whole statement: admit one by one so it fails alone.
+      if (err instanceof LedgerError) throw err;
+    }
+    // The rest one by one, in arrival order, so a busy thread or a taken key goes to the first comer.
+    const results: Array<AdmitResult | { error: unknown }> = [];
+    for (const [i, req] of requests.entries()) {
+      const job = inserted.get((rows[i] as AdmissionRow).jobId);
+      results.push(job ? { job, created: true } : await this.admit(req).catch((error: unknown) => ({ error })));
+    }
+    return results;
+  }
+
+  private async sameRequest(tenant: string, key: string, hash: string, db: Queryable): Promise<Job | undefined> {
+    const row = (await this.q('find_by_idempotency_key', [tenant, key], db)).rows[0];
+    if (!row) return undefined;
+    if (row.request_hash !== hash) throw new IdempotencyConflictError(key, row.job_id);
+    return toJob(row, this.crypto);
+  }
+
+  /** Concurrent `markEnqueued` calls, coalesced like admissions; undefined when off. */
+  private readonly marks: Coalescer<EnqueuedMark, boolean> | undefined;
+
+  /**
+   * Records that delivery `deliveryId` was queued. Returns false when another caller recorded
+   * delivery number `deliveries + 1` first. Concurrent calls share one statement.
+   */
+  async markEnqueued(jobId: string, deliveries: number, deliveryId: string): Promise<boolean> {
+    if (this.marks) return this.marks.submit({ jobId, deliveries, deliveryId });
+    return (await this.markEnqueuedMany([{ jobId, deliveries, deliveryId }])).length === 1;
+  }
+
+  /**
+   * One mark_enqueued statement for a batch of `markEnqueued` calls. A job may appear once per
+   * statement (its compare-and-set answers one caller), so later marks of the same job follow
+   * one by one; after a failed statement each mark is tried alone.
+   */
+  private async markBatch(batch: Array<Waiter<EnqueuedMark, boolean>>): Promise<void> {
+    const seen = new Set<string>();
+    const first: Array<Waiter<EnqueuedMark, boolean>> = [];
+    const again: Array<Waiter<EnqueuedMark, boolean>> = [];
+    for (const w of batch) {
+      (seen.has(w.item.jobId) ? again : first).push(w);
+      seen.add(w.item.jobId);
+    }
+    let recorded: Set<string> | undefined;
+    try {
+      recorded = new Set(await this.markEnqueuedMany(first.map((w) => w.item)));
+    } catch (err) {
+      if (err instanceof LedgerError || first.length === 1) throw err;
+    }
+    for (const w of first) {
+      if (recorded) w.resolve(recorded.has(w.item.jobId));
+      else again.push(w);
+    }
+    for (const w of again) await this.markEnqueuedMany([w.item]).then((r) => w.resolve(r.length === 1), w.reject);
+  }
+
+  /** markEnqueued for many jobs in one statement; returns the job ids this caller recorded. */
+  async markEnqueuedMany(marks: ReadonlyArray<{ jobId: string; deliveries: number; deliveryId: string }>, db: Queryable = this.pool): Promise<string[]> {
+    if (marks.length === 0) return [];
+    const r = await this.q('mark_enqueued', [marks.map((m) => m.jobId), marks.map((m) => m.deliveries), marks.map((m) => m.deliveryId)], db);
+    return r.rows.map((x) => x.job_id as string);
+  }
+}

@@ -1,0 +1,86 @@
+import type pg from 'pg';
+import type { PayloadCodec } from './crypto';
+import { type Queryable, wrapDbError } from './db';
+import { sql } from './sql';
+
+export interface LedgerOptions {
+  /** Lease length judged by the database clock. Default 6000 ms. */
+  leaseTtlMs?: number;
+  /**
+   * Encryption at rest of job input, job result and effect results (AesGcmPayloadCodec from
+   * RUNLEDGER_ENCRYPTION_KEY): sealed on write, opened on read. Default none: stored as plain jsonb.
+   */
+  crypto?: PayloadCodec;
+  /**
+   * Natural group commit of `admit` calls made without a caller transaction and without
+   * `multitask: "reject"`: while `maxInFlight` admission statements are running, further calls
+   * wait and go together as the next statement (no timer). Default on; `false` commits each
+   * call alone. `markEnqueued` calls are coalesced the same way.
+   */
+  coalesceAdmissions?: false | { maxInFlight?: number; maxBatch?: number };
+}
+
+/** Statements prepared once per connection (all on the hot path, none with optional filters). */
+const PREPARED = new Set([
+  'admit_jobs',
+  'mark_enqueued',
+  'claim_lease',
+  'heartbeat',
+  'append_event',
+  'record_checkpoint',
+  'end_attempt',
+  'get_job',
+  'find_effect',
+  'record_effect_intent',
+  'settle_effect',
+  'list_pending_effects',
+]);
+
+export const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+
+/** What every part of the ledger shares: the pool, the payload codec, and how a statement runs. */
+export class LedgerCore {
+  readonly leaseTtlMs: number;
+  protected readonly crypto: PayloadCodec | undefined;
+
+  constructor(
+    readonly pool: pg.Pool,
+    options: LedgerOptions = {},
+  ) {
+    this.leaseTtlMs = options.leaseTtlMs ?? 6_000;
+    this.crypto = options.crypto;
+  }
+
+  /** The stored form of a payload column: sealed when a codec is set; undefined stays undefined (SQL NULL, "unchanged"). */
+  protected seal(value: unknown, context: string): unknown {
+    return value === undefined || !this.crypto ? value : this.crypto.seal(value, context);
+  }
+
+  protected async q(name: string, values: unknown[], db: Queryable = this.pool): Promise<pg.QueryResult> {
+    try {
+      // Hot-path writes run as named statements: parsing and planning them was over half of
+      // their server CPU (bench/admit-cost.ts). Reads with optional filters stay unnamed.
+      return await (db as pg.Pool).query({ name: PREPARED.has(name) ? `runledger_${name}` : undefined, text: sql(name), values });
+    } catch (err) {
+      throw wrapDbError(err);
+    }
+  }
+
+  /** Runs `fn` in one transaction on one pooled client. */
+  async inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect().catch((err) => {
+      throw wrapDbError(err);
+    });
+    try {
+      await client.query('BEGIN');
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}
