@@ -55,8 +55,8 @@ export class OneStatementPostgresSaver extends PostgresSaver {
   }
 
   /** Writes one task's pending writes; `data` is put_writes_unfenced.sql's parameters. */
-  protected async writeWrites(upsert: boolean, data: unknown[]): Promise<void> {
-    await this.statement(upsert ? 'put_writes_upsert_unfenced' : 'put_writes_unfenced', data);
+  protected async writeWrites(data: unknown[]): Promise<void> {
+    await this.statement('put_writes_unfenced', data);
   }
 
   override async put(
@@ -97,7 +97,7 @@ export class OneStatementPostgresSaver extends PostgresSaver {
     const byIdx = new Map<number, (typeof dumped)[number]>();
     for (const row of dumped) if (upsert || !byIdx.has(row[4])) byIdx.set(row[4], row);
     const rows = [...byIdx.values()];
-    await this.writeWrites(upsert, [
+    await this.writeWrites([
       thread_id,
       checkpoint_ns,
       checkpoint_id,
@@ -106,13 +106,14 @@ export class OneStatementPostgresSaver extends PostgresSaver {
       rows.map((r) => r[5]),
       rows.map((r) => r[6]),
       rows.map((r) => bytes(r[7])),
+      upsert,
     ]);
   }
 }
 
 /**
  * The checkpointer of one attempt of one job. Each `put` and `putWrites` is one statement
- * (`put_checkpoint.sql`, `put_writes.sql`, `put_writes_upsert.sql`) that share-locks the job
+ * (`put_checkpoint.sql`, `put_writes.sql`) that share-locks the job
  * row while this fencing token holds the lease and writes only if it does; otherwise nothing
  * is written and it throws `LeaseLostError`. The attempt's first checkpoint moves the job
  * starting → running (with its `checkpointed` event) in that same statement.
@@ -139,8 +140,8 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     if (!out.held) this.refuse('checkpoint write');
   }
 
-  protected override async writeWrites(upsert: boolean, data: unknown[]): Promise<void> {
-    const out = await this.statement(upsert ? 'put_writes_upsert' : 'put_writes', [this.fence.jobId, this.fence.fencingToken, ...data]);
+  protected override async writeWrites(data: unknown[]): Promise<void> {
+    const out = await this.statement('put_writes', [this.fence.jobId, this.fence.fencingToken, ...data]);
     if (!out.held) this.refuse('pending write');
   }
 
