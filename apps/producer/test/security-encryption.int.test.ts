@@ -107,7 +107,16 @@ describe('with a worker process holding the key', () => {
       return job.status === 'completed' ? job : undefined;
     });
     expect(done.result).toMatchObject({ outcome: `${MARKER}: approved` });
-    expect(JSON.stringify(await readStoredPayloads(h.db.ledger.pool, jobId))).not.toContain(MARKER);
+    const stored = await readStoredPayloads(h.db.ledger.pool, jobId);
+    expect(JSON.stringify(stored)).not.toContain(MARKER);
+    // The graph's state (checkpoint blobs and pending writes) is sealed too, and reads back through the API.
+    expect(stored?.checkpoints.length).toBeGreaterThan(0);
+    expect(stored?.checkpoints.every((c) => c.type.startsWith('sealed:'))).toBe(true);
+    expect(stored && isFullySealed(stored)).toBe(true);
+    const threadId = (await read(jobId)).json().threadId as string;
+    const state = await h.as(KEYS.acme, { url: `/v1/threads/${threadId}/state` });
+    expect(state.statusCode).toBe(200);
+    expect(JSON.stringify(state.json())).toContain(MARKER);
   });
 });
 

@@ -1,3 +1,4 @@
+import { isSealedType } from './checkpoint-serde';
 import { isSealedEnvelope } from './crypto';
 import { type Queryable, wrapDbError } from './db';
 import { sql } from './sql';
@@ -7,6 +8,8 @@ export interface StoredPayloads {
   input: unknown;
   result: unknown;
   effects: Array<{ effectKey: string; result: unknown }>;
+  /** Channel values and pending writes of the job's thread: LangGraph's type (`sealed:…` when sealed) and the bytes as text. */
+  checkpoints: Array<{ type: string; bytes: string }>;
 }
 
 /**
@@ -17,14 +20,14 @@ export interface StoredPayloads {
 export async function readStoredPayloads(db: Queryable, jobId: string): Promise<StoredPayloads | undefined> {
   try {
     const row = (await db.query(sql('read_stored_payloads'), [jobId])).rows[0];
-    return row ? { input: row.input, result: row.result, effects: row.effects } : undefined;
+    return row ? { input: row.input, result: row.result, effects: row.effects, checkpoints: row.checkpoints } : undefined;
   } catch (err) {
     throw wrapDbError(err);
   }
 }
 
-/** True when every non-null payload of `stored` is a sealed envelope. */
+/** True when every non-null payload of `stored` is a sealed envelope and every checkpoint value is sealed. */
 export function isFullySealed(stored: StoredPayloads): boolean {
   const values = [stored.input, stored.result, ...stored.effects.map((e) => e.result)].filter((v) => v !== null);
-  return values.every(isSealedEnvelope);
+  return values.every(isSealedEnvelope) && stored.checkpoints.every((c) => isSealedType(c.type));
 }

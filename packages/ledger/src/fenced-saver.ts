@@ -2,6 +2,8 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { type Checkpoint, type CheckpointMetadata, type PendingWrite, WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type pg from 'pg';
+import { SealingSerializer } from './checkpoint-serde';
+import type { PayloadCodec } from './crypto';
 import { wrapDbError } from './db';
 import { LeaseLostError } from './errors';
 import type { Ledger } from './ledger';
@@ -20,6 +22,12 @@ export interface FencedSaverOptions {
    * checkpoint tables beside the ledger's: pass that same schema (DB_SCHEMA) here.
    */
   schema?: string;
+  /**
+   * Seal channel values and pending writes at rest with this codec (SealingSerializer);
+   * FencedPostgresSaver takes the ledger's own when not given. Default none: stored as LangGraph
+   * serializes them.
+   */
+  codec?: PayloadCodec;
 }
 
 /** A serialized value as node-pg sends it inside a bytea[] parameter; null stays SQL NULL. */
@@ -35,9 +43,19 @@ const bytes = (v: Uint8Array | undefined): Buffer | null => (v === undefined ? n
 export class OneStatementPostgresSaver extends PostgresSaver {
   constructor(
     protected readonly writePool: pg.Pool,
-    options: Pick<FencedSaverOptions, 'schema'> = {},
+    options: FencedSaverOptions = {},
   ) {
-    super(writePool, undefined, { schema: options.schema ?? 'public' });
+    super(writePool, options.codec && new SealingSerializer(options.codec), { schema: options.schema ?? 'public' });
+  }
+
+  /**
+   * Metadata stays readable when values are sealed (LangGraph reads its step; `list()` filters
+   * on it): the parent's own serialization, with the plain serializer.
+   */
+  protected override _dumpMetadata(metadata: CheckpointMetadata): Promise<unknown> {
+    const serde = this.serde instanceof SealingSerializer ? this.serde.plain : this.serde;
+    // biome-ignore lint/complexity/useLiteralKeys: the parent's protected method, run with another serializer
+    return PostgresSaver.prototype['_dumpMetadata'].call({ serde }, metadata);
   }
 
   /** Runs one of the saver's statements as a named (prepared) statement; returns its one row. */
@@ -127,7 +145,7 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     private readonly fence: Fence,
     options: FencedSaverOptions = {},
   ) {
-    super(ledger.pool, options);
+    super(ledger.pool, { ...options, codec: options.codec ?? ledger.payloadCodec });
   }
 
   protected override async writeCheckpoint(data: unknown[]): Promise<void> {

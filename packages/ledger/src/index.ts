@@ -1,5 +1,6 @@
 export { admitInTransaction } from './admit-in-transaction';
 export { chaosAudit, type OrphanCount } from './chaos-audit';
+export { isSealedType, SealingSerializer } from './checkpoint-serde';
 export {
   AesGcmPayloadCodec,
   type EncryptionKey,
@@ -25,7 +26,7 @@ export {
   ThreadBusyError,
 } from './errors';
 export { BOOKING_KINDS, type BookingKind, type BookRequest, type ExampleBooking, ExampleBookings } from './example-bookings';
-export { type Fence, FencedPostgresSaver } from './fenced-saver';
+export { type Fence, FencedPostgresSaver, type FencedSaverOptions, OneStatementPostgresSaver } from './fenced-saver';
 export { canonicalJson, requestHash } from './fingerprint';
 export { Ledger, type LedgerOptions } from './ledger';
 export { listMigrations, type MigrateOptions, migrate, schemaVersion } from './migrate';

@@ -43,6 +43,11 @@ export class LedgerCore {
   readonly leaseTtlMs: number;
   protected readonly crypto: PayloadCodec | undefined;
 
+  /** The codec sealing payloads at rest (checkpoint savers seal with it too); undefined when encryption is off. */
+  get payloadCodec(): PayloadCodec | undefined {
+    return this.crypto;
+  }
+
   constructor(
     readonly pool: pg.Pool,
     options: LedgerOptions = {},

@@ -1,4 +1,4 @@
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { OneStatementPostgresSaver } from '@runledger/ledger';
 import type { RunnableGraph } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
@@ -10,8 +10,9 @@ import { tenantScope } from '../security';
 /** GET /v1/threads/:threadId/state: the thread's latest checkpoint, read through the graph of its latest job. */
 export async function threadRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { ledger, graphs, schema } = deps;
-  // Read-only: a plain saver (no fencing needed) on the ledger's pool, whose search_path is the schema.
-  const saver = new PostgresSaver(ledger.pool, undefined, { schema });
+  // Read-only: an unfenced saver on the ledger's pool (search_path: the schema) that opens values
+  // sealed with the ledger's codec.
+  const saver = new OneStatementPostgresSaver(ledger.pool, { schema, codec: ledger.payloadCodec });
   const compiled = new Map<string, RunnableGraph>();
 
   app.get(

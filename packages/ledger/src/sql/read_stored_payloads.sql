@@ -2,12 +2,18 @@
 -- The payload columns of one job exactly as stored (sealed envelopes stay sealed): lets a test
 -- or an operator check encryption at rest without trusting the ledger's decrypting reads.
 -- Params: $1 job_id
--- Returns: one row (input, result, effects: [{ effectKey, result }] by key), none when the job is missing.
+-- Returns: one row (input, result, effects: [{ effectKey, result }] by key, checkpoints: the
+--   stored type and bytes (as escaped text) of every non-empty channel blob and pending write
+--   of the job's thread), none when the job is missing.
 SELECT j.job_id,
        j.input,
        j.result,
        coalesce((SELECT jsonb_agg(jsonb_build_object('effectKey', e.effect_key, 'result', e.result) ORDER BY e.effect_key)
                    FROM effects e
-                  WHERE e.job_id = j.job_id), '[]'::jsonb) AS effects
+                  WHERE e.job_id = j.job_id), '[]'::jsonb) AS effects,
+       coalesce((SELECT jsonb_agg(jsonb_build_object('type', c.type, 'bytes', encode(c.blob, 'escape')))
+                   FROM (SELECT type, blob FROM checkpoint_blobs WHERE thread_id = j.thread_id AND blob IS NOT NULL
+                         UNION ALL
+                         SELECT type, blob FROM checkpoint_writes WHERE thread_id = j.thread_id) c), '[]'::jsonb) AS checkpoints
   FROM jobs j
  WHERE j.job_id = $1;
