@@ -1,9 +1,15 @@
-import { admitInTransaction, type Queryable } from '@runledger/ledger';
+import { AesGcmPayloadCodec, admitInTransaction, type Queryable } from '@runledger/ledger';
 import type { JobStatus, SubmitRequest } from './types';
 
 export interface AdmitOptions {
   /** The ledger's schema (DB_SCHEMA). Default `public`. */
   schema?: string;
+  /**
+   * The producer's RUNLEDGER_ENCRYPTION_KEY (`kid:base64key[,…]`): when set, the input is sealed
+   * at rest as the producer seals it. Default none: stored as plain jsonb. A malformed value throws
+   * before anything is written.
+   */
+  encryptionKey?: string;
 }
 
 export interface InTransactionAdmission {
@@ -24,6 +30,7 @@ export interface InTransactionAdmission {
  * The graph's input is not validated here (no registry): a bad input fails the job at run time.
  */
 export async function admit(client: Queryable, request: SubmitRequest, options: AdmitOptions = {}): Promise<InTransactionAdmission> {
-  const { job, created } = await admitInTransaction(client, request, options.schema ?? 'public');
+  const codec = options.encryptionKey ? AesGcmPayloadCodec.fromSpec(options.encryptionKey) : undefined;
+  const { job, created } = await admitInTransaction(client, request, options.schema ?? 'public', codec);
   return { jobId: job.jobId, threadId: job.threadId, status: job.status, acceptedAt: job.acceptedAt, created };
 }

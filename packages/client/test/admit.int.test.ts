@@ -1,4 +1,5 @@
-import { IdempotencyConflictError, LedgerError } from '@runledger/ledger';
+import { randomBytes } from 'node:crypto';
+import { AesGcmPayloadCodec, IdempotencyConflictError, isSealedEnvelope, Ledger, LedgerError, readStoredPayloads } from '@runledger/ledger';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDb, testDb } from '../../../test/support/db';
@@ -71,5 +72,27 @@ describe('admit in the caller’s transaction', () => {
     await client.query('ROLLBACK');
     expect(err).toBeInstanceOf(LedgerError);
     expect(err.message).toContain('no_such_schema_here');
+  });
+
+  it('with the producer’s encryption key, seals the input at rest; a ledger with the key reads it back', async () => {
+    const spec = `k1:${randomBytes(32).toString('base64')}`;
+    await client.query('BEGIN');
+    const admission = await admit(client, { graph: 'echo', input: { secret: 'SEALED-INPUT' } }, { schema: db.schema, encryptionKey: spec });
+    await client.query('COMMIT');
+    const stored = await readStoredPayloads(db.ledger.pool, admission.jobId);
+    expect(isSealedEnvelope(stored?.input)).toBe(true);
+    expect(JSON.stringify(stored)).not.toContain('SEALED-INPUT');
+    const keyed = new Ledger(db.ledger.pool, { crypto: AesGcmPayloadCodec.fromSpec(spec) });
+    expect((await keyed.get(admission.jobId)).input).toEqual({ secret: 'SEALED-INPUT' });
+  });
+
+  it('refuses a malformed encryption key before writing anything', async () => {
+    const before = await jobCount();
+    await client.query('BEGIN');
+    const err = await admit(client, { graph: 'echo', input: {} }, { schema: db.schema, encryptionKey: 'not-a-key' }).catch((e) => e);
+    await client.query('ROLLBACK');
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toContain('kid:base64key');
+    expect(await jobCount()).toBe(before);
   });
 });

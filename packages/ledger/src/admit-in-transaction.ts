@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { PayloadCodec } from './crypto';
 import { checkSchemaName, type Queryable, wrapDbError } from './db';
 import { LedgerError } from './errors';
 import { Ledger } from './ledger';
@@ -21,8 +22,9 @@ async function run(client: Queryable, name: string, values: unknown[] = []): Pro
  * the job once the transaction has committed.
  * Throws an Error when `client` is not inside a transaction, LedgerError (MIGRATION_FAILED) when
  * `schema` does not exist, and the ledger's usual errors (IdempotencyConflictError, ThreadBusyError).
+ * With `codec` the input is sealed at rest, as the producer's ledger seals it.
  */
-export async function admitInTransaction(client: Queryable, request: AdmitRequest, schema = 'public'): Promise<AdmitResult> {
+export async function admitInTransaction(client: Queryable, request: AdmitRequest, schema = 'public', codec?: PayloadCodec): Promise<AdmitResult> {
   checkSchemaName(schema);
   const previous = (await run(client, 'read_search_path')).rows[0]?.search_path as string;
   await run(client, 'set_local_search_path', [`${schema}, public`]);
@@ -35,7 +37,7 @@ export async function admitInTransaction(client: Queryable, request: AdmitReques
       throw new LedgerError('MIGRATION_FAILED', `admitInTransaction: schema "${schema}" does not exist; run the migrations for it first.`);
     }
     // Every call passes `client`, so this Ledger never touches a pool of its own.
-    return await new Ledger(client as unknown as pg.Pool).admit(request, client);
+    return await new Ledger(client as unknown as pg.Pool, { crypto: codec }).admit(request, client);
   } catch (err) {
     failed = true;
     throw err;
