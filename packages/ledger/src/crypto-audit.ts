@@ -7,6 +7,10 @@ import { sql } from './sql';
 export interface StoredPayloads {
   input: unknown;
   result: unknown;
+  interrupt: unknown;
+  resumeValue: unknown;
+  /** Every event's detail, oldest first (an interrupt or a resume value in one is sealed on its own). */
+  eventDetails: Array<Record<string, unknown>>;
   effects: Array<{ effectKey: string; result: unknown }>;
   /** Channel values and pending writes of the job's thread: LangGraph's type (`sealed:…` when sealed) and the bytes as text. */
   checkpoints: Array<{ type: string; bytes: string }>;
@@ -20,7 +24,9 @@ export interface StoredPayloads {
 export async function readStoredPayloads(db: Queryable, jobId: string): Promise<StoredPayloads | undefined> {
   try {
     const row = (await db.query(sql('read_stored_payloads'), [jobId])).rows[0];
-    return row ? { input: row.input, result: row.result, effects: row.effects, checkpoints: row.checkpoints } : undefined;
+    if (!row) return undefined;
+    const { input, result, interrupt, resume_value: resumeValue, event_details: eventDetails, effects, checkpoints } = row;
+    return { input, result, interrupt, resumeValue, eventDetails, effects, checkpoints };
   } catch (err) {
     throw wrapDbError(err);
   }
@@ -28,6 +34,6 @@ export async function readStoredPayloads(db: Queryable, jobId: string): Promise<
 
 /** True when every non-null payload of `stored` is a sealed envelope and every checkpoint value is sealed. */
 export function isFullySealed(stored: StoredPayloads): boolean {
-  const values = [stored.input, stored.result, ...stored.effects.map((e) => e.result)].filter((v) => v !== null);
+  const values = [stored.input, stored.result, stored.interrupt, stored.resumeValue, ...stored.effects.map((e) => e.result)].filter((v) => v !== null);
   return values.every(isSealedEnvelope) && stored.checkpoints.every((c) => isSealedType(c.type));
 }

@@ -129,4 +129,8 @@ export const sealContext = {
   jobInput: (jobId: string) => `jobs.input:${jobId}`,
   jobResult: (jobId: string) => `jobs.result:${jobId}`,
   effectResult: (jobId: string, effectKey: string) => `effects.result:${jobId}:${effectKey}`,
+  jobInterrupt: (jobId: string) => `jobs.interrupt:${jobId}`,
+  jobResumeValue: (jobId: string) => `jobs.resume_value:${jobId}`,
+  /** A payload inside an event's detail (the interrupt it parked on, the resume value it was given). */
+  eventDetail: (jobId: string, field: string) => `job_events.detail.${field}:${jobId}`,
 };

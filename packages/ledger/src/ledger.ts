@@ -105,7 +105,12 @@ export class Ledger extends AdmissionLedger {
 
   /** The graph stopped at `interrupt()`: wait for a resume request. */
   park(jobId: string, token: number, interrupt: unknown): Promise<void> {
-    return this.end(jobId, token, { status: 'interrupted', event: 'interrupted', interrupt, detail: { interrupt } });
+    return this.end(jobId, token, {
+      status: 'interrupted',
+      event: 'interrupted',
+      interrupt: this.seal(interrupt, sealContext.jobInterrupt(jobId)),
+      detail: { interrupt: this.seal(interrupt, sealContext.eventDetail(jobId, 'interrupt')) },
+    });
   }
 
   /** Drain hand-over: give the job back at once so another worker resumes it; not counted as an attempt. */
@@ -166,7 +171,10 @@ export class Ledger extends AdmissionLedger {
 
   /** interrupted → accepted, carrying the value for `Command({ resume })`. */
   resume(jobId: string, value: unknown, tenant?: string): Promise<Job> {
-    return this.operate(jobId, tenant, ['interrupted'], 'accepted', 'resume_requested', 'resume', { resume: { value }, detail: { value } });
+    return this.operate(jobId, tenant, ['interrupted'], 'accepted', 'resume_requested', 'resume', {
+      resume: this.seal({ value }, sealContext.jobResumeValue(jobId)),
+      detail: { value: this.seal(value, sealContext.eventDetail(jobId, 'value')) },
+    });
   }
 
   /** manual_reconcile → accepted after a person checked; effects in doubt are marked failed so they are called again with the same key. */
@@ -228,7 +236,7 @@ export class Ledger extends AdmissionLedger {
   }
 
   async events(jobId: string): Promise<JobEvent[]> {
-    return (await this.q('list_events', [jobId])).rows.map(toEvent);
+    return (await this.q('list_events', [jobId])).rows.map((r) => toEvent(r, this.crypto));
   }
 
   async effects(jobId: string): Promise<Effect[]> {

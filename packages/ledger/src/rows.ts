@@ -8,7 +8,7 @@ const num = (v: unknown): number => Number(v);
 /** The plaintext of a payload column: opened with `codec` when one is given, else as stored. */
 const open = (codec: PayloadCodec | undefined, stored: unknown, context: string): unknown => (codec ? codec.open(stored, context) : stored);
 
-/** Maps a `jobs` row; `codec` opens the sealed input and result. */
+/** Maps a `jobs` row; `codec` opens the sealed input, result, interrupt and resume value. */
 export function toJob(r: Row, codec?: PayloadCodec): Job {
   return {
     jobId: r.job_id as string,
@@ -27,11 +27,11 @@ export function toJob(r: Row, codec?: PayloadCodec): Job {
     leaseOwner: (r.lease_owner as string | null) ?? null,
     leaseExpiresAt: (r.lease_expires_at as Date | null) ?? null,
     runAfter: (r.run_after as Date | null) ?? null,
-    resumeValue: r.resume_value ?? null,
+    resumeValue: open(codec, r.resume_value ?? null, sealContext.jobResumeValue(r.job_id as string)),
     recoveryReason: (r.recovery_reason as string | null) ?? null,
     result: open(codec, r.result ?? null, sealContext.jobResult(r.job_id as string)),
     error: r.error ?? null,
-    interrupt: r.interrupt ?? null,
+    interrupt: open(codec, r.interrupt ?? null, sealContext.jobInterrupt(r.job_id as string)),
     deliveries: num(r.deliveries),
     deliveryId: (r.delivery_id as string | null) ?? null,
     acceptedAt: r.accepted_at as Date,
@@ -43,7 +43,11 @@ export function toJob(r: Row, codec?: PayloadCodec): Job {
   };
 }
 
-export function toEvent(r: Row): JobEvent {
+/** Maps a `job_events` row; `codec` opens the sealed payloads of its detail (an interrupt, a resume value). */
+export function toEvent(r: Row, codec?: PayloadCodec): JobEvent {
+  const stored = (r.detail as Record<string, unknown>) ?? {};
+  const jobId = r.job_id as string;
+  const detail = codec ? Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, open(codec, v, sealContext.eventDetail(jobId, k))])) : stored;
   return {
     eventId: num(r.event_id),
     jobId: r.job_id as string,
@@ -52,7 +56,7 @@ export function toEvent(r: Row): JobEvent {
     attempt: num(r.attempt),
     fencingToken: num(r.fencing_token),
     workerId: (r.worker_id as string | null) ?? null,
-    detail: (r.detail as Record<string, unknown>) ?? {},
+    detail,
   };
 }
 
