@@ -183,9 +183,14 @@ describe('FencedPostgresSaver', () => {
         call === 'put'
           ? saver.put(cfg(job.threadId), checkpoint(), META, { messages: 2 })
           : saver.putWrites(cfg(job.threadId, first?.configurable?.checkpoint_id ?? 'none'), [['messages', 'late']], 'task-late');
+      // Its outcome is taken at once: the refusal can arrive before the claimer's COMMIT answers.
+      const outcome = write.then(
+        () => 'written',
+        (err: unknown) => err,
+      );
       await blockedBy(pid);
       await claimer.query('COMMIT');
-      await expect(write).rejects.toMatchObject({ name: 'LeaseLostError', jobId: job.jobId, fencingToken: 1 });
+      expect(await outcome).toMatchObject({ name: 'LeaseLostError', jobId: job.jobId, fencingToken: 1 });
     } finally {
       claimer.release();
     }
