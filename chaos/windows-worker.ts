@@ -16,13 +16,21 @@ async function killAndRecover(lab: Lab, w: string, jobId: string): Promise<{ bef
   return { before, obs: await lab.observe(jobId) };
 }
 
+/**
+ * Starts worker 1 with the test hook that SIGKILLs it at `point`, submits a vacation job and
+ * waits for the worker to die; returns the worker, the job id and the job as the ledger had it then.
+ */
+async function crashAt(lab: Lab, window: 'C' | 'H', point: 'after_claim' | 'after_invoke') {
+  const worker = await lab.stack.startWorker(`${window.toLowerCase()}1`, { RUNLEDGER_TEST_CRASH_AT: point });
+  const jobId = await lab.submit(lab.spec(window, VACATION()));
+  await worker.exited;
+  return { worker, jobId, crashed: await lab.stack.ledger.get(jobId) };
+}
+
 /** C: the worker dies right after its claim: no checkpoint, so the stored input is replayed. */
 export async function windowC(lab: Lab): Promise<WindowRow> {
   const base = { window: 'C', scenario: 'worker killed after the claim, before any checkpoint → replay', graph: 'vacation' };
-  const a = await lab.stack.startWorker('c1', { RUNLEDGER_TEST_CRASH_AT: 'after_claim' });
-  const jobId = await lab.submit(lab.spec('C', VACATION()));
-  await a.exited;
-  const crashed = await lab.stack.ledger.get(jobId);
+  const { worker: a, jobId, crashed } = await crashAt(lab, 'C', 'after_claim');
   const { before, obs } = await killAndRecover(lab, 'c', jobId);
   return row(base, obs, before, [
     [a.child.signalCode === 'SIGKILL' && crashed.firstCheckpointAt === null, 'worker 1 to die with the job claimed and no checkpoint'],
@@ -111,10 +119,7 @@ export async function windowG(lab: Lab): Promise<WindowRow> {
 /** H: the graph ended, the worker died before the ledger's completed: recorded without rerunning. */
 export async function windowH(lab: Lab): Promise<WindowRow> {
   const base = { window: 'H', scenario: 'graph ended, worker killed before the ledger completion', graph: 'vacation' };
-  const a = await lab.stack.startWorker('h1', { RUNLEDGER_TEST_CRASH_AT: 'after_invoke' });
-  const jobId = await lab.submit(lab.spec('H', VACATION()));
-  await a.exited;
-  const crashed = await lab.stack.ledger.get(jobId);
+  const { jobId, crashed } = await crashAt(lab, 'H', 'after_invoke');
   const { before, obs } = await killAndRecover(lab, 'h', jobId);
   const completed = obs.events.find((e) => e.type === 'completed');
   return row(base, obs, before, [
