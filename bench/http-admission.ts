@@ -1,10 +1,10 @@
 // HTTP admission (POST /v1/jobs) with 64 connections (autocannon, in this process), held against
 // a bare Fastify endpoint that only calls `queue.add` (bench/procs/bare-admission.ts). Every
 // server is its own process: the producer as `npm run producer` runs it (apps/producer/src/main.ts),
-// once with ADMISSION_BATCH_MS=0 (each request calls ledger.admit, queue.add and markEnqueued on
-// its own; since 2026-11-30 the ledger coalesces concurrent admit and markEnqueued calls into
-// shared statements, no timer) and once with the producer's group commit (ADMISSION_BATCH_MS=1,
-// the default: a 1 ms window, admitMany + addBulk + markEnqueuedMany). Per-request logging is
+// once with ADMISSION_BATCH_MS=0 (each request calls ledger.admit, queue.add and recordEnqueued on
+// its own; the ledger coalesces concurrent admit and recordEnqueued calls into shared statements,
+// no timer) and once with the producer's group commit (ADMISSION_BATCH_MS=1, the default: a 1 ms
+// window, one admission statement + addBulk + one `enqueued` events statement). Per-request logging is
 // off in all three (producer LOG_LEVEL=warn), the rate limit is off. Repeats alternate between the servers. Target: ≥ 0.7× the bare req/s.
 import autocannon from 'autocannon';
 import { freePort, isPortOpen } from '../packages/ledger/src/index';

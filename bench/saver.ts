@@ -60,10 +60,9 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     const unfenced = unfencedWith(() => new PostgresSaver(db.pool, undefined, { schema: db.schema }));
     const oneStatement = unfencedWith(() => new OneStatementPostgresSaver(db.pool, { schema: db.schema }));
     const fenced = async (count: number): Promise<Run[]> => {
-      const admitted = await ledger.admitMany(Array.from({ length: count }, () => ({ graph: 'echo', input: { steps: 2 } })));
+      const admitted = await Promise.all(Array.from({ length: count }, () => ledger.admit({ graph: 'echo', input: { steps: 2 } })));
       const runs: Run[] = [];
       for (const a of admitted) {
-        if ('error' in a) throw a.error;
         const claim = await ledger.claim(a.job.jobId, 'bench-saver');
         if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
         const { jobId, threadId, fencingToken: token } = claim.job;

@@ -7,6 +7,9 @@ const TERMINAL_EVENTS = new Set(['completed', 'failed', 'cancelled']);
 /**
  * Every rule a timeline breaks if a stale write was applied: tokens fall, a claim skips a
  * token, a write lands after the job ended, or the job's token differs from its claims.
+ * `enqueued` events are queue bookkeeping written by producers and reconcilers outside any
+ * lease (record_enqueued.sql, mark_enqueued.sql), so they carry the token as last seen and are
+ * not held to these rules.
  */
 export function fencingProblems(job: Job, events: JobEvent[]): string[] {
   const problems: string[] = [];
@@ -14,11 +17,12 @@ export function fencingProblems(job: Job, events: JobEvent[]): string[] {
   let claims = 0;
   let ended: JobEvent | undefined;
   for (const e of events) {
+    if (e.type === 'enqueued') continue;
     const where = `job ${job.jobId} event ${e.eventId} (${e.type}, token ${e.fencingToken}, ${e.workerId ?? '-'})`;
     if (e.fencingToken < last) problems.push(`${where}: token fell from ${last}`);
     last = Math.max(last, e.fencingToken);
-    // A late delivery of a finished job is harmless bookkeeping (its claim is refused); any other row is a write that should have been refused.
-    if (ended && e.type !== 'enqueued') problems.push(`${where}: written after ${ended.type} (event ${ended.eventId})`);
+    // Any row after the end is a write that should have been refused.
+    if (ended) problems.push(`${where}: written after ${ended.type} (event ${ended.eventId})`);
     if (e.type === 'claimed' && e.fencingToken !== ++claims) problems.push(`${where}: claim number ${claims} carries token ${e.fencingToken}`);
     if (TERMINAL_EVENTS.has(e.type)) ended = e;
   }

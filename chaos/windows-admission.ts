@@ -51,6 +51,7 @@ export async function windowB(lab: Lab): Promise<WindowRow> {
   await stack.stopProducer('SIGKILL');
   const [crashed] = await lab.jobsWithKey(spec.key);
   const before = crashed ? await lab.checkpoints(crashed.threadId) : null;
+  const queuedBeforeRestart = crashed ? (await lab.stack.ledger.events(crashed.jobId)).some((e) => e.type === 'enqueued') : true;
   await stack.startProducer();
   const jobId = await answered;
   const answer = lab.submissions.answers.get(spec.key)?.[0];
@@ -64,7 +65,7 @@ export async function windowB(lab: Lab): Promise<WindowRow> {
     before,
     [
       [armed.child.signalCode === 'SIGKILL', 'the producer to die by its own SIGKILL'],
-      [crashed?.status === 'accepted' && crashed.deliveries === 0, 'a committed, never-enqueued job after the crash'],
+      [crashed?.status === 'accepted' && !queuedBeforeRestart, 'a committed, never-enqueued job after the crash'],
       [answer?.status === 200 && answer.jobId === crashed?.jobId, 'the retry to be answered 200 with the committed job'],
       [(await lab.jobsWithKey(spec.key)).length === 1, 'one job for the key'],
       [obs.job.status === 'completed' && hasEvent(obs, 'enqueued'), 'delivered by the reconciler and completed'],

@@ -1,7 +1,7 @@
 // Worker processes on one schema and queue, and the batch measurement the throughput modules
 // share: admit n jobs, deliver them, wait until every one has completed.
 import type { AdmitRequest, Ledger } from '../../packages/ledger/src/index';
-import { deliverMany, type openQueue, type QueueConfig } from '../../packages/queue/src/index';
+import { type openQueue, type QueueConfig, sendAdmitted } from '../../packages/queue/src/index';
 import type { BenchSchema } from '../bench-schema';
 import { type Proc, startWorker, stop } from './processes';
 import { closeQueue, emptyQueue, readyQueue } from './queues';
@@ -9,16 +9,12 @@ import { closeQueue, emptyQueue, readyQueue } from './queues';
 const CHUNK = 500;
 const POLL_MS = 20;
 
-/** Admits the requests (multi-row admissions of up to 500) and delivers them (one addBulk per chunk). */
+/** Admits the requests (issued together, so the ledger writes them in multi-row statements) and delivers them (one addBulk per chunk of 500). */
 export async function admitAndDeliver(ledger: Ledger, queue: ReturnType<typeof openQueue>, requests: AdmitRequest[]): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < requests.length; i += CHUNK) {
-    const results = await ledger.admitMany(requests.slice(i, i + CHUNK));
-    const jobs = results.map((r) => {
-      if ('error' in r) throw r.error;
-      return r.job;
-    });
-    await deliverMany(queue, ledger, jobs);
+    const jobs = (await Promise.all(requests.slice(i, i + CHUNK).map((r) => ledger.admit(r)))).map((r) => r.job);
+    await sendAdmitted(queue, ledger, jobs);
     ids.push(...jobs.map((j) => j.jobId));
   }
   return ids;

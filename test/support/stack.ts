@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Ledger } from '../../packages/ledger/src/index';
-import { deliver, openQueue, type QueueConfig } from '../../packages/queue/src/index';
+import { openQueue, type QueueConfig, sendAdmitted } from '../../packages/queue/src/index';
 import { waitFor } from './db';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -62,7 +62,7 @@ export async function submit(ledger: Ledger, q: QueueConfig, req: Parameters<Led
   const { job } = await ledger.admit(req);
   const queue = openQueue(q);
   try {
-    await deliver(queue, ledger, { jobId: job.jobId, deliveries: 0 });
+    await sendAdmitted(queue, ledger, [job]);
   } finally {
     await queue.close();
   }

@@ -131,7 +131,7 @@ describe('runledger CLI without workers', { timeout: 120_000 }, () => {
     const replay = await runCli(['replay', replayed, '--note', 'provider says nothing was booked'], env);
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stdout).toContain('queued on PostgreSQL');
-    expect(await db.ledger.get(replayed)).toMatchObject({ status: 'accepted', deliveries: 1 });
+    expect(await db.ledger.get(replayed)).toMatchObject({ status: 'accepted', deliveries: 2, deliveryId: `${replayed}-d1` });
   });
 
   it('resume refuses a job that is not interrupted and a missing --value', async () => {
@@ -146,11 +146,12 @@ describe('runledger CLI without workers', { timeout: 120_000 }, () => {
 
   it('reconcile delivers an admitted job that never reached the queue', async () => {
     const { job } = await db.ledger.admit({ graph: 'echo', input: {} });
-    expect(job.deliveries).toBe(0);
+    // The admission issued its first delivery, which never reached the queue.
+    expect(job).toMatchObject({ deliveries: 1, deliveryId: job.jobId });
     const run = await runCli(['reconcile', '--grace-ms', '0'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/reconciler sweep: \d+ expired lease\(s\) moved to recovery_required, [1-9]\d* job\(s\) delivered again/);
-    expect((await db.ledger.get(job.jobId)).deliveries).toBe(1);
+    expect(await db.ledger.get(job.jobId)).toMatchObject({ deliveries: 2, deliveryId: `${job.jobId}-d1` });
   });
 
   it('doctor passes PostgreSQL, schema and queue, and fails on no live worker with a fix', async () => {

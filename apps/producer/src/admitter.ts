@@ -2,7 +2,7 @@ import type { AdmitRequest, Job, Ledger } from '@runledger/ledger';
 import type { DeliveryData } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
-import { deliverWithin } from './delivery';
+import { deliveredBefore, sendAdmittedWithin } from './delivery';
 import { GroupCommit } from './group-commit';
 
 export interface Admitted {
@@ -38,20 +38,25 @@ export function crashHere(options: Pick<AdmitterOptions, 'crashAt'>, point: 'aft
   if (options.crashAt === point) process.kill(process.pid, 'SIGKILL');
 }
 
+/** The answer to a repeated admission (same key, same request): its job, and whether that job got past the queue or is in it. */
+export async function repeated(options: AdmitterOptions, job: Job): Promise<Admitted> {
+  return { job, created: false, enqueued: await deliveredBefore(options.queue, job, options.enqueueTimeoutMs) };
+}
+
 /**
- * `ledger.admit`, then one queue add and `markEnqueued`. The ledger coalesces concurrent admit
- * and markEnqueued calls into shared statements (no timer), so under load requests share
- * commits here too; alone, a request waits for nothing.
+ * `ledger.admit`, then the job's first delivery to the queue and its `enqueued` event. The
+ * ledger coalesces concurrent admit and recordEnqueued calls into shared statements (no timer),
+ * so under load requests share commits here too; alone, a request waits for nothing.
  */
 function directAdmitter(options: AdmitterOptions): Admitter {
   const { ledger, queue, enqueueTimeoutMs } = options;
   return {
     async admit(request, log) {
       const { job, created } = await ledger.admit(request);
-      if (!created) return { job, created, enqueued: job.deliveries > 0 };
+      if (!created) return repeated(options, job);
       crashHere(options, 'after_admit_commit');
       // The admission is durable now; a queue outage only delays delivery (the reconciler catches up).
-      return { job, created, enqueued: await deliverWithin(queue, ledger, job, enqueueTimeoutMs, log) };
+      return { job, created, enqueued: await sendAdmittedWithin(queue, ledger, [job], enqueueTimeoutMs, log) };
     },
     async close() {},
   };

@@ -1,7 +1,7 @@
 import type { AdmitRequest } from '@runledger/ledger';
-import { deliverMany } from '@runledger/queue';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Admitted, Admitter, AdmitterOptions } from './admitter';
+import { type Admitted, type Admitter, type AdmitterOptions, crashHere, repeated } from './admitter';
+import { sendAdmittedWithin } from './delivery';
 
 interface Pending {
   request: AdmitRequest;
@@ -11,10 +11,11 @@ interface Pending {
 }
 
 /**
- * Group commit: admissions arriving within `batchWindowMs` are written with one multi-row
- * ledger statement (one commit), their first deliveries go to the queue with one `addBulk`, and
- * those are recorded with one more statement. Every request still gets its own answer: a typed
- * ledger error (idempotency conflict, busy thread) fails only its own request.
+ * Group commit: admissions arriving within `batchWindowMs` go to the ledger together, which
+ * writes them with one multi-row statement (one commit, which also issues each job's first
+ * delivery); those deliveries go to the queue with one `addBulk`, and one more statement appends
+ * their `enqueued` events. Every request still gets its own answer: a typed ledger error
+ * (idempotency conflict, busy thread) fails only its own request.
  */
 export class GroupCommit implements Admitter {
   private pending: Pending[] = [];
@@ -47,42 +48,18 @@ export class GroupCommit implements Admitter {
   }
 
   private async process(batch: Pending[]): Promise<void> {
-    let results: Awaited<ReturnType<AdmitterOptions['ledger']['admitMany']>>;
-    try {
-      results = await this.options.ledger.admitMany(batch.map((p) => p.request));
-    } catch (err) {
-      for (const p of batch) p.reject(err);
-      return;
-    }
+    // Issued together, the admissions share one ledger statement (the ledger coalesces them).
+    const results = await Promise.all(batch.map((p) => this.options.ledger.admit(p.request).catch((error: unknown) => ({ error }))));
     const created = results.flatMap((r) => ('job' in r && r.created ? [r.job] : []));
-    // Test hook (crash window B): die between the commit and the queue add.
-    if (created.length > 0 && this.options.crashAt === 'after_admit_commit') process.kill(process.pid, 'SIGKILL');
-    const enqueued = await this.deliverTogether(created, batch[0]!.log);
-    results.forEach((r, i) => {
-      const p = batch[i]!;
-      if ('error' in r) p.reject(r.error);
-      else p.resolve({ job: r.job, created: r.created, enqueued: r.created ? enqueued.has(r.job.jobId) : r.job.deliveries > 0 });
-    });
-  }
-
-  /** First deliveries of the new jobs, best effort within the enqueue timeout; returns the job ids delivered. */
-  private async deliverTogether(jobs: Array<{ jobId: string; deliveries: number }>, log: FastifyBaseLogger): Promise<Set<string>> {
-    if (jobs.length === 0) return new Set();
+    if (created.length > 0) crashHere(this.options, 'after_admit_commit');
     const { queue, ledger, enqueueTimeoutMs } = this.options;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<string[]>((resolve) => {
-      timer = setTimeout(() => resolve([]), enqueueTimeoutMs);
-    });
-    const delivered = deliverMany(queue, ledger, jobs).catch((err: Error) => {
-      log.warn({ err: err.message, jobs: jobs.length }, 'queue add failed; the reconciler will deliver');
-      return [] as string[];
-    });
-    try {
-      const done = await Promise.race([delivered, timeout]);
-      if (done.length < jobs.length) log.warn({ missed: jobs.length - done.length }, 'some deliveries not recorded in time; the reconciler will deliver them');
-      return new Set(done);
-    } finally {
-      clearTimeout(timer);
-    }
+    const enqueued = created.length > 0 && (await sendAdmittedWithin(queue, ledger, created, enqueueTimeoutMs, batch[0]!.log));
+    await Promise.all(
+      results.map(async (r, i) => {
+        const p = batch[i]!;
+        if ('error' in r) p.reject(r.error);
+        else p.resolve(r.created ? { job: r.job, created: true, enqueued } : await repeated(this.options, r.job));
+      }),
+    );
   }
 }

@@ -18,21 +18,12 @@ const traceparents = new WeakMap<AdmitRequest, string>();
 export function recordingTraceContext(ledger: Ledger, tracer: Tracer | undefined): Ledger {
   if (!tracer) return ledger;
   const recording = Object.create(ledger) as Ledger;
-  const record = async (request: AdmitRequest, result: { created: boolean; job: { jobId: string } }) => {
-    const traceparent = traceparents.get(request);
-    if (result.created && traceparent) await recordTraceContext(ledger.pool, result.job.jobId, traceparent);
-  };
   recording.admit = async (request, db) => {
     const result = await ledger.admit(request, db);
     const traceparent = traceparents.get(request);
     // Inside the caller's transaction when it passed one, so the context commits with the job.
     if (result.created && traceparent) await recordTraceContext(db ?? ledger.pool, result.job.jobId, traceparent);
     return result;
-  };
-  recording.admitMany = async (requests) => {
-    const results = await ledger.admitMany(requests);
-    await Promise.all(results.map((r, i) => ('job' in r && requests[i] ? record(requests[i], r) : undefined)));
-    return results;
   };
   return recording;
 }

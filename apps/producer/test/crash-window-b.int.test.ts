@@ -52,19 +52,22 @@ describe('window B: producer killed between ledger commit and queue add', () => 
     await first.p.exited;
     const [job] = (await db.ledger.list({})).jobs;
     if (!job) throw new Error('the committed admission is missing');
-    expect(job).toMatchObject({ status: 'accepted', deliveries: 0, enqueuedAt: null, idempotencyKey: 'window-b-1' });
+    // The admission issued its first delivery; the queue never got it, so no `enqueued` event.
+    expect(job).toMatchObject({ status: 'accepted', deliveries: 1, deliveryId: job.jobId, idempotencyKey: 'window-b-1' });
+    expect((await db.ledger.events(job.jobId)).map((e) => e.type)).toEqual(['accepted']);
 
     const second = await producer({});
     const retry = await submit(second.base);
     expect(retry.status).toBe(200);
-    expect(await retry.json()).toMatchObject({ jobId: job.jobId });
+    // The retry names the same job and says truthfully that it is not in the queue.
+    expect(await retry.json()).toMatchObject({ jobId: job.jobId, enqueued: false });
 
     start(spawnWorker(env, 'reconciling-worker'));
     const done = await waitForStatus(db.ledger, job.jobId, ['completed', 'failed'], 40_000);
     expect(done.status).toBe('completed');
     expect((await db.ledger.list({})).jobs).toHaveLength(1);
-    // Exactly one delivery, recorded by the reconciler (the producer never got to it).
+    // Exactly one delivery queued: the reconciler's, the next after the one the admission issued.
     const enqueued = (await db.ledger.events(job.jobId)).filter((e) => e.type === 'enqueued');
-    expect(enqueued.map((e) => e.detail.deliveryId)).toEqual([job.jobId]);
+    expect(enqueued.map((e) => e.detail.deliveryId)).toEqual([`${job.jobId}-d1`]);
   });
 });

@@ -127,7 +127,7 @@ describe('dashboard actions', () => {
     expect(r.statusCode).toBe(303);
     expect(r.headers.location).toBe(`/admin/jobs/${jobId}?done=replay&enqueued=true`);
     const job = await h.db.ledger.get(jobId);
-    expect(job).toMatchObject({ status: 'accepted', deliveries: 1 });
+    expect(job).toMatchObject({ status: 'accepted', deliveries: 2, deliveryId: `${jobId}-d1` });
     expect((await h.db.ledger.effects(jobId))[0]?.status).toBe('failed');
     const events = await h.db.ledger.events(jobId);
     expect(events.at(-1)).toMatchObject({ type: 'enqueued' });

@@ -47,7 +47,7 @@ describe('admit in the caller’s transaction', () => {
     await client.query('COMMIT');
     expect(await searchPath()).toBe(pathBefore);
     const job = await db.ledger.get(admission.jobId);
-    expect(job).toMatchObject({ status: 'accepted', threadId: 'order-42', deliveries: 0, enqueuedAt: null });
+    expect(job).toMatchObject({ status: 'accepted', threadId: 'order-42', deliveries: 1, deliveryId: job.jobId });
     expect((await db.ledger.events(job.jobId)).map((e) => e.type)).toEqual(['accepted']);
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { requestHash } from './fingerprint';
-import type { AdmitRequest } from './types';
+import type { AdmitRequest, Job } from './types';
 
 /** One row of `admit_jobs.sql`, computed from a request. */
 export interface AdmissionRow {
@@ -49,4 +49,44 @@ export function admissionParams(rows: readonly AdmissionRow[], encode: (v: unkno
     rows.map((r) => r.maxAttempts),
     rows.map((r) => r.timeoutMs),
   ];
+}
+
+/**
+ * The job `admit_jobs.sql` just inserted for `row`, from what was written (the plaintext input)
+ * and what the statement returned (`seq`, `accepted_at`): no read back, nothing to parse or open.
+ */
+export function admittedJob(row: AdmissionRow, inserted: Record<string, unknown>): Job {
+  const acceptedAt = inserted.accepted_at as Date;
+  return {
+    jobId: row.jobId,
+    seq: Number(inserted.seq),
+    tenant: row.tenant,
+    idempotencyKey: row.idempotencyKey,
+    graph: row.graph,
+    threadId: row.threadId,
+    input: row.input,
+    metadata: row.metadata,
+    status: 'accepted',
+    attempt: 0,
+    maxAttempts: row.maxAttempts,
+    timeoutMs: row.timeoutMs,
+    fencingToken: 0,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    runAfter: null,
+    resumeValue: null,
+    recoveryReason: null,
+    result: null,
+    error: null,
+    interrupt: null,
+    // The admission issues the first delivery (admit_jobs.sql).
+    deliveries: 1,
+    deliveryId: row.jobId,
+    acceptedAt,
+    enqueuedAt: acceptedAt,
+    startedAt: null,
+    firstCheckpointAt: null,
+    completedAt: null,
+    updatedAt: acceptedAt,
+  };
 }

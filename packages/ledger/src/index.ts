@@ -29,6 +29,7 @@ export { BOOKING_KINDS, type BookingKind, type BookRequest, type ExampleBooking,
 export { type Fence, FencedPostgresSaver, type FencedSaverOptions, OneStatementPostgresSaver } from './fenced-saver';
 export { canonicalJson, requestHash } from './fingerprint';
 export { Ledger, type LedgerOptions } from './ledger';
+export type { Delivered } from './ledger-admission';
 export { listMigrations, type MigrateOptions, migrate, schemaVersion } from './migrate';
 export { connectionStringPassword, createRedactor, REDACTED, type Redactor, redactConnectionStrings, SENSITIVE_FIELDS } from './redaction';
 export { pruneFinishedThreads, type RetentionOptions, type RetentionReport } from './retention';

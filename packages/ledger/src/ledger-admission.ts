@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type AdmissionRow, admissionParams, admissionRow } from './admission';
+import { type AdmissionRow, admissionParams, admissionRow, admittedJob } from './admission';
 import { Coalescer, type Waiter } from './coalescer';
 import { sealContext } from './crypto';
 import type { Queryable } from './db';
@@ -9,13 +9,19 @@ import { toJob } from './rows';
 import type { AdmitRequest, AdmitResult, Job } from './types';
 
 type EnqueuedMark = { jobId: string; deliveries: number; deliveryId: string };
+/** A delivery the queue took: the job and the delivery's id. */
+export type Delivered = { jobId: string; deliveryId: string };
 
 /** Admission statements running at once before further `admit` calls wait to go together (bench/admit.ts). */
 const ADMIT_IN_FLIGHT = 2;
 /** Most rows in one coalesced admission statement. */
 const ADMIT_MAX_BATCH = 256;
 
-/** The ledger's admission verbs: `admit` (coalesced), `admitMany` (the producer's group commit), `markEnqueued`. */
+/**
+ * The ledger's admission verbs: `admit` (concurrent calls coalesced into shared statements),
+ * `recordEnqueued` (the queue took an admission's first delivery) and `markEnqueued` (a further
+ * delivery was issued and queued).
+ */
 export class AdmissionLedger extends LedgerCore {
   constructor(pool: pg.Pool, options: LedgerOptions = {}) {
     super(pool, options);
@@ -24,6 +30,7 @@ export class AdmissionLedger extends LedgerCore {
     const maxBatch = co === false ? 0 : (co.maxBatch ?? ADMIT_MAX_BATCH);
     this.admissions = co === false ? undefined : new Coalescer((batch) => this.admitBatch(batch), inFlight, maxBatch);
     this.marks = co === false ? undefined : new Coalescer((batch) => this.markBatch(batch), inFlight, maxBatch);
+    this.enqueuedEvents = co === false ? undefined : new Coalescer((batch) => this.enqueuedBatch(batch), inFlight, maxBatch);
   }
 
   /** The admission row with its input sealed; its fingerprint was computed on the plaintext. */
@@ -61,7 +68,7 @@ export class AdmissionLedger extends LedgerCore {
   /** Admits one row with its own statement. Insert first: a fresh key (the common case) costs one round trip. */
   private async insertRow(row: AdmissionRow, db: Queryable): Promise<AdmitResult> {
     const inserted = (await this.q('admit_jobs', admissionParams([this.sealInput(row)], json), db)).rows[0];
-    if (inserted) return { job: toJob(inserted, this.crypto), created: true };
+    if (inserted) return { job: admittedJob(row, inserted), created: true };
     return this.takenKey(row, db);
   }
 
@@ -102,43 +109,10 @@ export class AdmissionLedger extends LedgerCore {
     const taken: Array<Promise<void>> = [];
     for (const w of batch) {
       const row = inserted.get(w.item.jobId);
-      if (row) {
-        try {
-          w.resolve({ job: toJob(row, this.crypto), created: true });
-        } catch (err) {
-          w.reject(err);
-        }
-      } else taken.push(this.takenKey(w.item, this.pool).then(w.resolve, w.reject));
+      if (row) w.resolve({ job: admittedJob(w.item, row), created: true });
+      else taken.push(this.takenKey(w.item, this.pool).then(w.resolve, w.reject));
     }
     await Promise.all(taken);
-  }
-
-  /**
-   * Group commit: admits many requests with one statement. Requests whose key is taken and
-   * `multitask: "reject"` requests fall back to `admit` one by one. Results keep the order of
-   * `requests`; a request's own error (conflict, busy thread) is returned, not thrown.
-   */
-  async admitMany(requests: readonly AdmitRequest[]): Promise<Array<AdmitResult | { error: unknown }>> {
-    const rows = requests.map(admissionRow);
-    const batch = rows.filter((_, i) => requests[i]?.multitask !== 'reject');
-    const inserted = new Map<string, Job>();
-    try {
-      const params = admissionParams(
-        batch.map((b) => this.sealInput(b)),
-        json,
-      );
-      if (batch.length > 0) for (const r of (await this.q('admit_jobs', params)).rows) inserted.set(r.job_id, toJob(r, this.crypto));
-    } catch (err) {
-      // A row PostgreSQL refuses fails the whole statement: admit one by one so it fails alone.
-      if (err instanceof LedgerError) throw err;
-    }
-    // The rest one by one, in arrival order, so a busy thread or a taken key goes to the first comer.
-    const results: Array<AdmitResult | { error: unknown }> = [];
-    for (const [i, req] of requests.entries()) {
-      const job = inserted.get((rows[i] as AdmissionRow).jobId);
-      results.push(job ? { job, created: true } : await this.admit(req).catch((error: unknown) => ({ error })));
-    }
-    return results;
   }
 
   private async sameRequest(tenant: string, key: string, hash: string, db: Queryable): Promise<Job | undefined> {
@@ -148,11 +122,31 @@ export class AdmissionLedger extends LedgerCore {
     return toJob(row, this.crypto);
   }
 
+  /** Concurrent `recordEnqueued` calls, coalesced like admissions; undefined when off. */
+  private readonly enqueuedEvents: Coalescer<Delivered, void> | undefined;
+
+  /**
+   * Records that the queue took the first delivery of new admissions (the one each admission
+   * issued, id = its job id): appends their `enqueued` events and writes nothing else. Concurrent
+   * calls share one statement.
+   */
+  async recordEnqueued(delivered: readonly Delivered[]): Promise<void> {
+    if (delivered.length === 0) return;
+    if (this.enqueuedEvents && delivered.length === 1) return this.enqueuedEvents.submit(delivered[0] as Delivered);
+    await this.q('record_enqueued', [delivered.map((d) => d.jobId), delivered.map((d) => d.deliveryId)]);
+  }
+
+  private async enqueuedBatch(batch: Array<Waiter<Delivered, void>>): Promise<void> {
+    await this.q('record_enqueued', [batch.map((w) => w.item.jobId), batch.map((w) => w.item.deliveryId)]);
+    for (const w of batch) w.resolve();
+  }
+
   /** Concurrent `markEnqueued` calls, coalesced like admissions; undefined when off. */
   private readonly marks: Coalescer<EnqueuedMark, boolean> | undefined;
 
   /**
-   * Records that delivery `deliveryId` was queued. Returns false when another caller recorded
+   * Records that a further delivery `deliveryId` (number `deliveries + 1`: a redelivery, a
+   * resume, a replay) was queued. Returns false when another caller recorded
    * delivery number `deliveries + 1` first. Concurrent calls share one statement.
    */
   async markEnqueued(jobId: string, deliveries: number, deliveryId: string): Promise<boolean> {

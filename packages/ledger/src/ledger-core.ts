@@ -15,7 +15,7 @@ export interface LedgerOptions {
    * Natural group commit of `admit` calls made without a caller transaction and without
    * `multitask: "reject"`: while `maxInFlight` admission statements are running, further calls
    * wait and go together as the next statement (no timer). Default on; `false` commits each
-   * call alone. `markEnqueued` calls are coalesced the same way.
+   * call alone. `recordEnqueued` and `markEnqueued` calls are coalesced the same way.
    */
   coalesceAdmissions?: false | { maxInFlight?: number; maxBatch?: number };
 }
@@ -24,6 +24,7 @@ export interface LedgerOptions {
 const PREPARED = new Set([
   'admit_jobs',
   'mark_enqueued',
+  'record_enqueued',
   'claim_lease',
   'heartbeat',
   'append_event',

@@ -16,11 +16,11 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 /** A ledger on the test pool that counts the admission statements it sends. */
-function countingLedger(options: ConstructorParameters<typeof Ledger>[1] = {}): { ledger: Ledger; statements: () => number } {
+function countingLedger(options: ConstructorParameters<typeof Ledger>[1] = {}, statement = 'admit_jobs'): { ledger: Ledger; statements: () => number } {
   let n = 0;
   const pool = db.ledger.pool;
   const query = (cfg: unknown, values?: unknown[]) => {
-    if ((cfg as pg.QueryConfig).name === 'runledger_admit_jobs') n++;
+    if ((cfg as pg.QueryConfig).name === `runledger_${statement}`) n++;
     return pool.query(cfg as pg.QueryConfig, values);
   };
   const counted = new Proxy(pool, { get: (t, p) => (p === 'query' ? query : Reflect.get(t, p, t)) });
@@ -151,19 +151,35 @@ describe('coalesced admit', () => {
     for (const r of raw.rows) expect(JSON.stringify(r.input)).not.toContain('secret');
   });
 
+  it('concurrent recordEnqueued calls share one statement that appends events and leaves the jobs rows alone', async () => {
+    const { ledger, statements } = countingLedger({}, 'record_enqueued');
+    const jobs = await Promise.all(Array.from({ length: 6 }, (_, i) => ledger.admit({ graph: 'echo', input: { sent: i } })));
+    const before = await Promise.all(jobs.map((r) => ledger.get(r.job.jobId)));
+    await Promise.all(jobs.map((r) => ledger.recordEnqueued([{ jobId: r.job.jobId, deliveryId: r.job.jobId }])));
+    expect(statements()).toBeLessThanOrEqual(2);
+    for (const [i, r] of jobs.entries()) {
+      expect(await ledger.get(r.job.jobId)).toEqual(before[i]);
+      const events = await ledger.events(r.job.jobId);
+      expect(events.map((e) => [e.type, e.detail])).toEqual([
+        ['accepted', { graph: 'echo', threadId: r.job.threadId }],
+        ['enqueued', { deliveryId: r.job.jobId }],
+      ]);
+    }
+  });
+
   it('concurrent markEnqueued calls share statements; of racing marks of one delivery exactly one records it', async () => {
     const { ledger } = countingLedger();
     const jobs = await Promise.all(Array.from({ length: 6 }, (_, i) => ledger.admit({ graph: 'echo', input: { mark: i } })));
     // Every job marked three times at once with the same delivery number: one caller wins each.
     const marks = jobs.flatMap((r) => [0, 1, 2].map(() => ({ jobId: r.job.jobId })));
-    const out = await Promise.all(marks.map((m) => ledger.markEnqueued(m.jobId, 0, m.jobId)));
+    const out = await Promise.all(marks.map((m) => ledger.markEnqueued(m.jobId, 1, `${m.jobId}-d1`)));
     for (const r of jobs) expect(out.filter((won, i) => won && marks[i]!.jobId === r.job.jobId)).toHaveLength(1);
     for (const r of jobs) {
-      expect(await ledger.get(r.job.jobId)).toMatchObject({ deliveries: 1, deliveryId: r.job.jobId });
+      expect(await ledger.get(r.job.jobId)).toMatchObject({ deliveries: 2, deliveryId: `${r.job.jobId}-d1` });
       expect((await ledger.events(r.job.jobId)).map((e) => e.type)).toEqual(['accepted', 'enqueued']);
     }
     // A stale delivery number records nothing.
-    expect(await ledger.markEnqueued(jobs[0]!.job.jobId, 0, 'late')).toBe(false);
+    expect(await ledger.markEnqueued(jobs[0]!.job.jobId, 1, 'late')).toBe(false);
   });
 
   it('with coalescing off, 50 admissions racing in the server on one key (two bodies) still make one job', async () => {

@@ -14,7 +14,8 @@ describe('job lifecycle', () => {
     const { job, created } = await ledger.admit({ graph: 'echo', input: { steps: 2 } });
     expect(created).toBe(true);
     expect(job.status).toBe('accepted');
-    expect(await ledger.markEnqueued(job.jobId, 0, job.jobId)).toBe(true);
+    expect(job).toMatchObject({ deliveries: 1, deliveryId: job.jobId });
+    await ledger.recordEnqueued([{ jobId: job.jobId, deliveryId: job.jobId }]);
     const claim = await ledger.claim(job.jobId, 'w1');
     if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
     expect(claim.job.status).toBe('starting');

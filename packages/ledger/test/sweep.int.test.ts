@@ -84,9 +84,11 @@ describe('sweep', () => {
     expect(listed).toContain(fresh.jobId);
     expect(listed).not.toContain(retry.jobId);
     expect(await ledger.claim(retry.jobId, 'w')).toMatchObject({ ok: false, reason: 'not_due', status: 'recovery_required' });
-    // A recorded delivery hides the job for the grace period.
-    expect(await ledger.markEnqueued(fresh.jobId, 0, fresh.jobId)).toBe(true);
-    expect(await ledger.markEnqueued(fresh.jobId, 0, `${fresh.jobId}-d1`)).toBe(false);
+    // The admission's own delivery hides the job for the grace period, and so does a later one.
+    expect(undelivered.find((u) => u.jobId === fresh.jobId)).toMatchObject({ deliveries: 1, deliveryId: fresh.jobId });
+    expect((await ledger.sweep({ graceMs: 60_000 })).undelivered.map((u) => u.jobId)).not.toContain(fresh.jobId);
+    expect(await ledger.markEnqueued(fresh.jobId, 1, `${fresh.jobId}-d1`)).toBe(true);
+    expect(await ledger.markEnqueued(fresh.jobId, 1, `${fresh.jobId}-d1`)).toBe(false);
     expect((await ledger.sweep({ graceMs: 60_000 })).undelivered.map((u) => u.jobId)).not.toContain(fresh.jobId);
   });
 

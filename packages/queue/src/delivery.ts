@@ -1,4 +1,4 @@
-import type { Ledger } from '@runledger/ledger';
+import type { Delivered, Ledger } from '@runledger/ledger';
 import type { Queue } from 'bullmq';
 
 /** The message a delivery carries: a reference, never the payload. */
@@ -24,19 +24,50 @@ export async function deliver(queue: Queue<DeliveryData>, ledger: Ledger, job: {
   return id;
 }
 
-/** `deliver` for many jobs: one `addBulk`, then one ledger statement. Returns the job ids recorded. */
-export async function deliverMany(queue: Queue<DeliveryData>, ledger: Ledger, jobs: ReadonlyArray<{ jobId: string; deliveries: number }>): Promise<string[]> {
-  if (jobs.length === 0) return [];
-  const marks = jobs.map((j) => ({ jobId: j.jobId, deliveries: j.deliveries, deliveryId: deliveryId(j.jobId, j.deliveries) }));
-  await queue.addBulk(marks.map((m) => ({ name: 'run', data: { jobId: m.jobId }, opts: { ...DEFAULT_JOB_OPTIONS, jobId: m.deliveryId } })));
-  return ledger.markEnqueuedMany(marks);
+/**
+ * Hands new admissions' first deliveries (issued by the admission itself, id = the job's
+ * `deliveryId`) to the queue with one `add` or `addBulk`, then records their `enqueued` events.
+ * Throws when the queue refused; the reconciler then issues the next delivery of each.
+ */
+export async function sendAdmitted(
+  queue: Queue<DeliveryData>,
+  ledger: Ledger,
+  jobs: ReadonlyArray<{ jobId: string; deliveryId: string | null }>,
+): Promise<void> {
+  if (jobs.length === 0) return;
+  const delivered = jobs.map((j) => ({ jobId: j.jobId, deliveryId: j.deliveryId ?? j.jobId }));
+  if (delivered.length === 1) {
+    const [d] = delivered as [Delivered];
+    await queue.add('run', { jobId: d.jobId }, { ...DEFAULT_JOB_OPTIONS, jobId: d.deliveryId });
+  } else {
+    await queue.addBulk(delivered.map((d) => ({ name: 'run', data: { jobId: d.jobId }, opts: { ...DEFAULT_JOB_OPTIONS, jobId: d.deliveryId } })));
+  }
+  await ledger.recordEnqueued(delivered);
 }
 
 /** States in which a delivery is still on its way to a worker. */
 const QUEUED_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
 
+/** True when the queue holds delivery `id` in any state (waiting, active, finished and kept …). */
+export async function queueHas(queue: Queue<DeliveryData>, id: string | null): Promise<boolean> {
+  return id !== null && (await queue.getJobState(id)) !== 'unknown';
+}
+
 /** True when the job's last delivery still sits in the queue (so the reconciler need not add another). */
 export async function isQueued(queue: Queue<DeliveryData>, id: string | null): Promise<boolean> {
   if (!id) return false;
   return QUEUED_STATES.has(await queue.getJobState(id));
+}
+
+/** `work`'s answer, or `fallback()` when it has not settled within `timeoutMs`. */
+export async function settleWithin<T>(work: Promise<T>, timeoutMs: number, fallback: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback()), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

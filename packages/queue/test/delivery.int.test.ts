@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
-import { type DeliveryData, deliver, deliveryId, isQueued, openQueue, openWorker, type QueueConfig } from '../src/index';
+import { type DeliveryData, deliver, deliveryId, isQueued, openQueue, openWorker, type QueueConfig, queueHas, sendAdmitted } from '../src/index';
 
 const redisUrl = inject('redisUrl');
 if (!redisUrl) console.warn('[queue tests] no Redis (REDIS_URL unset, nothing on :6379): SKIPPING the Redis-backend delivery tests.');
@@ -45,31 +45,43 @@ for (const backend of backends) {
       await db?.close();
     });
 
-    it('queues a delivery once per id and records it once in the ledger', async () => {
+    it("sends the admission's own delivery, records it once, and numbers later deliveries", async () => {
       const { ledger } = db;
       const { job } = await ledger.admit({ graph: 'echo', input: { secret: 'stays in postgres' } });
+      // The admission issued delivery 0 (id = job id) in its own row; nothing is queued yet.
+      expect(job).toMatchObject({ deliveries: 1, deliveryId: job.jobId });
       expect(await isQueued(queue, job.deliveryId)).toBe(false);
-      const id = await deliver(queue, ledger, { jobId: job.jobId, deliveries: 0 });
-      expect(id).toBe(job.jobId);
-      expect(await isQueued(queue, id)).toBe(true);
-      // A second reconciler with the same view: the add is ignored, the ledger counts one delivery.
-      expect(await deliver(queue, ledger, { jobId: job.jobId, deliveries: 0 })).toBe(id);
-      expect(await queue.getJobCountByTypes('waiting', 'delayed', 'prioritized')).toBe(1);
-      const after = await ledger.get(job.jobId);
-      expect(after).toMatchObject({ deliveries: 1, deliveryId: id });
-      expect((await ledger.events(job.jobId)).filter((e) => e.type === 'enqueued')).toHaveLength(1);
-      // The next delivery gets its own id and is queued next to the first.
+      expect(await queueHas(queue, job.deliveryId)).toBe(false);
+      await sendAdmitted(queue, ledger, [job]);
+      expect(await isQueued(queue, job.jobId)).toBe(true);
+      expect(await queueHas(queue, job.jobId)).toBe(true);
+      expect((await ledger.get(job.jobId)).deliveries).toBe(1);
+      expect((await ledger.events(job.jobId)).filter((e) => e.type === 'enqueued').map((e) => e.detail)).toEqual([{ deliveryId: job.jobId }]);
+      // A reconciler's redelivery gets the next id and moves the counter once: a second caller
+      // with the same view adds an ignored duplicate and records nothing.
       const second = await deliver(queue, ledger, { jobId: job.jobId, deliveries: 1 });
       expect(second).toBe(`${job.jobId}-d1`);
+      expect(await deliver(queue, ledger, { jobId: job.jobId, deliveries: 1 })).toBe(second);
       expect(await isQueued(queue, second)).toBe(true);
       expect(await queue.getJobCountByTypes('waiting', 'delayed', 'prioritized')).toBe(2);
+      expect(await ledger.get(job.jobId)).toMatchObject({ deliveries: 2, deliveryId: second });
+      expect((await ledger.events(job.jobId)).filter((e) => e.type === 'enqueued')).toHaveLength(2);
       expect(await isQueued(queue, null)).toBe(false);
       expect(await isQueued(queue, 'never-added')).toBe(false);
     });
 
+    it('sends many admissions with one addBulk', async () => {
+      const jobs = await Promise.all([1, 2, 3].map(async (n) => (await db.ledger.admit({ graph: 'echo', input: { n } })).job));
+      await sendAdmitted(queue, db.ledger, jobs);
+      for (const j of jobs) {
+        expect(await isQueued(queue, j.jobId)).toBe(true);
+        expect((await db.ledger.events(j.jobId)).map((e) => e.type)).toEqual(['accepted', 'enqueued']);
+      }
+    });
+
     it('queues a delayed delivery as delayed', async () => {
       const { job } = await db.ledger.admit({ graph: 'echo', input: {} });
-      const id = await deliver(queue, db.ledger, { jobId: job.jobId, deliveries: 0 }, 60_000);
+      const id = await deliver(queue, db.ledger, job, 60_000);
       expect(await queue.getJobState(id)).toBe('delayed');
       expect(await isQueued(queue, id)).toBe(true);
     });
@@ -77,7 +89,8 @@ for (const backend of backends) {
     it('hands a worker `{ jobId }` only, and the delivery then leaves the queue', async () => {
       const { ledger } = db;
       const { job } = await ledger.admit({ graph: 'echo', input: { secret: 'stays in postgres' } });
-      const id = await deliver(queue, ledger, { jobId: job.jobId, deliveries: 0 });
+      await sendAdmitted(queue, ledger, [job]);
+      const id = job.jobId;
       const received: Array<{ id: string | undefined; data: unknown }> = [];
       const worker = openWorker(
         config,

@@ -1,28 +1,21 @@
 import type { Job } from '@runledger/ledger';
-import { deliver } from '@runledger/queue';
+import { deliver, sendAdmitted, settleWithin } from '@runledger/queue';
 import type { CliContext } from '../context';
 
 const DELIVER_TIMEOUT_MS = 3_000;
 
 /**
- * Hands an `accepted` job's next delivery to the queue, waiting at most 3 s. False when the
- * queue did not take it: the admission stands and a running worker's reconciler delivers it.
+ * Hands an `accepted` job's next delivery to the queue (for a new admission: the delivery the
+ * admission issued), waiting at most 3 s. False when the queue did not take it: the admission
+ * stands and a running worker's reconciler delivers it.
  */
-export async function deliverSoon(ctx: CliContext, job: Pick<Job, 'jobId' | 'deliveries'>): Promise<boolean> {
+export async function deliverSoon(ctx: CliContext, job: Pick<Job, 'jobId' | 'deliveries' | 'deliveryId'>, admitted = false): Promise<boolean> {
   const queue = await ctx.queue();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), DELIVER_TIMEOUT_MS);
-  });
-  const attempt = deliver(queue, ctx.ledger, job).then(
+  const attempt = (admitted ? sendAdmitted(queue, ctx.ledger, [job]) : deliver(queue, ctx.ledger, job)).then(
     () => true,
     () => false,
   );
-  try {
-    return await Promise.race([attempt, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return settleWithin(attempt, DELIVER_TIMEOUT_MS, () => false);
 }
 
 /** The line printed after an admission or a resume: queued, or left for the reconciler. */

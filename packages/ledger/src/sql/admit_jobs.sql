@@ -1,22 +1,28 @@
 -- admit_jobs.sql
--- Records many admissions and their `accepted` events in one statement (group commit).
+-- Records many admissions and their `accepted` events in one statement (group commit). Each
+-- admission issues the job's first delivery (id = job_id, deliveries = 1) in the same row, so
+-- handing it to the queue needs no second write to `jobs`: the admitter only appends an
+-- `enqueued` event (record_enqueued.sql) once the queue took it. The reconciler finds an issued
+-- delivery that never reached the queue (list_undelivered.sql) and issues the next one.
 -- Rows whose tenant + idempotency key is already taken are skipped; the caller admits those
 -- one by one to learn whether they are duplicates or conflicts.
 -- Params: parallel arrays $1 job_id, $2 tenant, $3 idempotency_key, $4 request_hash, $5 graph,
 --         $6 thread_id, $7 input (jsonb), $8 metadata (jsonb), $9 max_attempts, $10 timeout_ms
--- Returns: the inserted job rows.
+-- Returns: job_id, seq and accepted_at of each inserted row (the caller knows the rest: it wrote it).
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                        $7::jsonb[], $8::jsonb[], $9::int[], $10::int[]) WITH ORDINALITY
     AS t(job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms, n)
 ), ins AS (
-  INSERT INTO jobs (job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms)
-  SELECT job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms
+  INSERT INTO jobs (job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
+                    deliveries, delivery_id, enqueued_at)
+  SELECT job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
+         1, job_id, now()
     FROM input ORDER BY n
   ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-  RETURNING *
+  RETURNING job_id, seq, graph, thread_id, accepted_at
 ), ev AS (
   INSERT INTO job_events (job_id, type, attempt, fencing_token, detail)
   SELECT job_id, 'accepted', 0, 0, jsonb_build_object('graph', graph, 'threadId', thread_id) FROM ins
 )
-SELECT * FROM ins;
+SELECT job_id, seq, accepted_at FROM ins;

@@ -1,5 +1,6 @@
 -- mark_enqueued.sql
--- Records that deliveries were handed to the queue, many jobs in one statement. The
+-- Records further deliveries handed to the queue (redeliveries, resumes, replays; an
+-- admission's own first delivery is issued by admit_jobs.sql), many jobs in one statement. The
 -- `deliveries` compare-and-set makes concurrent reconcilers agree: only the caller that moved
 -- a job's counter writes its `enqueued` event.
 -- Params: $1 job_ids (text[]), $2 deliveries seen by the caller (int[]), $3 delivery ids (text[])
