@@ -6,10 +6,12 @@
 // no timer) and once with the producer's group commit (ADMISSION_BATCH_MS=1, the default: a 1 ms
 // window, one admission statement + addBulk + one `enqueued` events statement). Per-request logging is
 // off in all three (producer LOG_LEVEL=warn), the rate limit is off. Repeats alternate between the servers. Target: ≥ 0.7× the bare req/s.
+import os from 'node:os';
 import autocannon from 'autocannon';
 import { freePort, isPortOpen } from '../packages/ledger/src/index';
 import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, holdAgainst, size, summarize } from './figures';
+import { cpuDuring } from './lib/cpu';
 import { benchQueueConfig, type Proc, spawnScript, stop, waitForOutput } from './lib/processes';
 import { emptyRedisQueue } from './lib/queues';
 
@@ -76,21 +78,34 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     for (const s of servers) await load(s.port, 1); // warm-up: JIT, pools, connections
     const rps = new Map<string, number[]>(servers.map((s) => [s.label, []]));
     const p99 = new Map<string, number[]>(servers.map((s) => [s.label, []]));
+    // CPU per request: the server process alone, and the whole machine (server, PostgreSQL,
+    // Redis, autocannon and the rest), which is what bounds throughput when the cores are shared.
+    const serverCpu = new Map<string, number[]>(servers.map((s) => [s.label, []]));
+    const machineCpu = new Map<string, number[]>(servers.map((s) => [s.label, []]));
     for (let r = 0; r < repeats; r++) {
       for (const s of servers) {
-        const result = await load(s.port, seconds);
+        const { result, ms, machineMs } = await cpuDuring({ server: [s.proc.child.pid ?? 0] }, () => load(s.port, seconds));
         rps.get(s.label)?.push(result.requests.average);
         p99.get(s.label)?.push(result.latency.p99);
+        serverCpu.get(s.label)?.push(((ms.server ?? 0) * 1000) / result.requests.total);
+        machineCpu.get(s.label)?.push((machineMs * 1000) / result.requests.total);
       }
     }
     const note = `${CONNECTIONS} connections, ${seconds} s per repeat, autocannon in the bench process`;
     const [bare, ...producers] = servers.map((s) => s.label);
     const bareRps = summarize(`${bare}: req/s`, 'req/s', rps.get(bare!) ?? [], note);
     const bareP99 = summarize(`${bare}: p99`, 'ms', p99.get(bare!) ?? []);
-    const figures = [bareRps, bareP99];
+    const cpuFigures = (label: string) => [
+      summarize(`${label}: server process CPU per request`, 'µs', serverCpu.get(label) ?? []),
+      summarize(`${label}: machine CPU per request`, 'µs', machineCpu.get(label) ?? [], `all ${os.cpus().length} cores, from /proc/stat`),
+    ];
+    const [bareServer, bareMachine] = cpuFigures(bare!);
+    const figures = [bareRps, bareP99, bareServer!, bareMachine!];
     for (const label of producers) {
       figures.push(holdAgainst(summarize(`${label}: req/s`, 'req/s', rps.get(label) ?? [], note), bareRps, TARGET));
       figures.push(holdAgainst(summarize(`${label}: p99`, 'ms', p99.get(label) ?? []), bareP99));
+      const [server, machine] = cpuFigures(label);
+      figures.push(holdAgainst(server!, bareServer!), holdAgainst(machine!, bareMachine!));
     }
     return figures;
   } finally {

@@ -58,14 +58,25 @@ export async function redisPid(redisUrl: string): Promise<number> {
   }
 }
 
-/** CPU milliseconds each group of processes (and this process, as `bench`) spent while `work` ran. */
-export async function cpuDuring<T>(groups: Record<string, number[]>, work: () => Promise<T>): Promise<{ result: T; ms: Record<string, number> }> {
+/** Busy CPU milliseconds of the whole machine so far, all cores (user, nice, system, irq, softirq, steal from /proc/stat). */
+export function machineBusyMs(): number {
+  const f = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = f;
+  return ((user + nice + system + irq + softirq + steal) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** CPU milliseconds each group of processes (and this process, as `bench`) spent while `work` ran, and the whole machine's. */
+export async function cpuDuring<T>(
+  groups: Record<string, number[]>,
+  work: () => Promise<T>,
+): Promise<{ result: T; ms: Record<string, number>; machineMs: number }> {
   const read = () => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, pids.reduce((a, p) => a + cpuMs(p), 0)]));
   const before = read();
+  const machine = machineBusyMs();
   const self = process.cpuUsage();
   const result = await work();
   const after = read();
   const mine = process.cpuUsage(self);
   const ms = Object.fromEntries(Object.keys(groups).map((k) => [k, (after[k] ?? 0) - (before[k] ?? 0)]));
-  return { result, ms: { ...ms, bench: (mine.user + mine.system) / 1000 } };
+  return { result, ms: { ...ms, bench: (mine.user + mine.system) / 1000 }, machineMs: machineBusyMs() - machine };
 }

@@ -4,10 +4,25 @@ import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 
 /**
- * Hands a job that is `accepted` in the ledger to the queue (its next delivery), waiting at
- * most `timeoutMs`. Best effort: false when the queue refused or did not answer in time; the
- * worker's reconciler then delivers the job from the ledger. Never throws.
+ * `work` (a hand-over to the queue) as a yes or no within `timeoutMs`: false, logged with
+ * `fields`, when it failed or did not answer in time; the worker's reconciler then delivers the
+ * job from the ledger. Never throws.
  */
+function bestEffort(work: Promise<unknown>, timeoutMs: number, log: FastifyBaseLogger, fields: Record<string, unknown>): Promise<boolean> {
+  const attempt = work.then(
+    () => true,
+    (err: Error) => {
+      log.warn({ ...fields, err: err.message }, 'delivery not confirmed; the reconciler will deliver');
+      return false;
+    },
+  );
+  return within(attempt, timeoutMs, () => {
+    log.warn({ ...fields, timeoutMs }, 'queue add timed out; the reconciler will deliver');
+    return false;
+  });
+}
+
+/** Hands a job that is `accepted` in the ledger to the queue (its next delivery), best effort within `timeoutMs`. */
 export function deliverWithin(
   queue: Queue<DeliveryData>,
   ledger: Ledger,
@@ -15,23 +30,12 @@ export function deliverWithin(
   timeoutMs: number,
   log: FastifyBaseLogger,
 ): Promise<boolean> {
-  const attempt = deliver(queue, ledger, { jobId: job.jobId, deliveries: job.deliveries }).then(
-    () => true,
-    (err: Error) => {
-      log.warn({ jobId: job.jobId, err: err.message }, 'queue add failed; the reconciler will deliver the job');
-      return false;
-    },
-  );
-  return within(attempt, timeoutMs, () => {
-    log.warn({ jobId: job.jobId, timeoutMs }, 'queue add timed out; the reconciler will deliver the job');
-    return false;
-  });
+  return bestEffort(deliver(queue, ledger, { jobId: job.jobId, deliveries: job.deliveries }), timeoutMs, log, { jobId: job.jobId });
 }
 
 /**
- * Hands new admissions' first deliveries to the queue together (`sendAdmitted`), waiting at most
- * `timeoutMs`. True when the queue took them and their `enqueued` events are written; false when
- * either failed or did not answer in time (the reconciler then delivers from the ledger). Never throws.
+ * Hands new admissions' first deliveries to the queue together (`sendAdmitted`), best effort
+ * within `timeoutMs`: true when the queue took them and their `enqueued` events are written.
  */
 export function sendAdmittedWithin(
   queue: Queue<DeliveryData>,
@@ -40,17 +44,7 @@ export function sendAdmittedWithin(
   timeoutMs: number,
   log: FastifyBaseLogger,
 ): Promise<boolean> {
-  const attempt = sendAdmitted(queue, ledger, jobs).then(
-    () => true,
-    (err: Error) => {
-      log.warn({ jobs: jobs.length, err: err.message }, 'delivery not confirmed; the reconciler will deliver');
-      return false;
-    },
-  );
-  return within(attempt, timeoutMs, () => {
-    log.warn({ jobs: jobs.length, timeoutMs }, 'queue add timed out; the reconciler will deliver');
-    return false;
-  });
+  return bestEffort(sendAdmitted(queue, ledger, jobs), timeoutMs, log, { jobs: jobs.length });
 }
 
 /** For a repeated admission: whether the job got past the queue or its delivery is in it (false on any doubt). */

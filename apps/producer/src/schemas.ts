@@ -57,7 +57,11 @@ export const Admission = z.object({
   threadId: z.string(),
   status: z.string(),
   acceptedAt: time,
-  enqueued: z.boolean().describe('False when the queue was unreachable; the reconciler delivers the job later'),
+  enqueued: z
+    .boolean()
+    .describe(
+      'False when the queue was unreachable (the reconciler delivers the job later). On a repeated submission (200): whether the job got past the queue or its delivery is in it now',
+    ),
 });
 
 export const EffectView = z.object({
@@ -88,9 +92,9 @@ export const JobView = z.object({
   error: json,
   interrupt: json,
   recoveryReason: z.string().nullable(),
-  deliveries: z.number(),
+  deliveries: z.number().describe("Deliveries issued so far: the admission issues the first; the timeline's `enqueued` events say which the queue took"),
   acceptedAt: time,
-  enqueuedAt: maybeTime,
+  enqueuedAt: maybeTime.describe('When the latest delivery was issued'),
   startedAt: maybeTime,
   firstCheckpointAt: maybeTime,
   completedAt: maybeTime,
