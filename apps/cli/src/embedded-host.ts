@@ -1,12 +1,14 @@
 // A child of `npm start` that runs the embedded PostgreSQL in its own process group, so a
 // terminal Ctrl-C cannot stop the database before the workers have drained. Usage:
-// embedded-host.ts <data dir>. Tells the supervisor { type: 'ready', url, port } or
+// embedded-host.ts <data dir>. Tells the supervisor { type: 'ready', url, port, dataDir } or
 // { type: 'error', message } over IPC; stops PostgreSQL on SIGTERM or when the supervisor is gone.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from '@runledger/ledger';
+import { type EmbeddedDatabase, embeddedDataDir, startEmbeddedPostgres } from '@runledger/ledger';
 
-const dir = path.resolve(process.argv[2] ?? '.runledger/pg');
+const asked = path.resolve(process.argv[2] ?? '.runledger/pg');
+/** Where the server keeps that data (a stand-in under /var/tmp when root's `postgres` user cannot reach it). */
+const dir = embeddedDataDir(asked);
 const send = (message: Record<string, unknown>) => process.send?.(message);
 
 /** The pid of a live postmaster already serving `dir` (an earlier start that was not stopped), if any. */
@@ -30,7 +32,7 @@ if (stale) {
 
 let db: EmbeddedDatabase;
 try {
-  db = await startEmbeddedPostgres({ dir, log: (line) => process.stdout.write(line.endsWith('\n') ? line : `${line}\n`) });
+  db = await startEmbeddedPostgres({ dir: asked, log: (line) => process.stdout.write(line.endsWith('\n') ? line : `${line}\n`) });
 } catch (err) {
   const reason = (err as Error | undefined)?.message || 'the server exited during start-up';
   send({ type: 'error', message: `embedded PostgreSQL did not start (${reason})` });
@@ -52,4 +54,4 @@ async function stop(why: string): Promise<void> {
 process.on('SIGTERM', () => void stop('SIGTERM'));
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('disconnect', () => void stop('supervisor gone'));
-send({ type: 'ready', url: db.url, port: db.port });
+send({ type: 'ready', url: db.url, port: db.port, dataDir: db.dataDir });

@@ -51,12 +51,12 @@ export class LocalStack {
     this.o.onFatal([`${m.spec.name} (pid ${m.pid}) exited with ${how}; last lines of ${this.relativeLog(m)}:`, ...tail].join('\n'));
   }
 
-  /** Starts the embedded PostgreSQL with its data in `dir`; resolves with its URL once it accepts connections. */
-  startDatabase(dir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; port: number }> {
+  /** Starts the embedded PostgreSQL with its data in `dir`; resolves with its URL (and where the data really is) once it accepts connections. */
+  startDatabase(dir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; port: number; dataDir: string }> {
     const m = this.sup.start({ name: 'postgres', entry: ENTRIES.postgres, args: [dir], env });
     return new Promise((resolve, reject) => {
-      m.child.on('message', (msg: { type?: string; url?: string; port?: number; message?: string }) => {
-        if (msg.type === 'ready' && msg.url && msg.port) resolve({ url: msg.url, port: msg.port });
+      m.child.on('message', (msg: { type?: string; url?: string; port?: number; dataDir?: string; message?: string }) => {
+        if (msg.type === 'ready' && msg.url && msg.port) resolve({ url: msg.url, port: msg.port, dataDir: msg.dataDir ?? dir });
         if (msg.type === 'error') reject(new Error(`${msg.message}; see ${this.relativeLog(m)}`));
       });
       void m.exited.then(() => reject(new Error(`embedded PostgreSQL exited during start-up; see ${this.relativeLog(m)}`)));

