@@ -46,8 +46,8 @@ const Env = z.object({
   BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024).default(1024 * 1024),
   /**
    * Group commit window for admissions, in ms: requests within it share one multi-row statement
-   * and one addBulk. Default 1 (bench/results 2026-11-30: 0.45× the bare endpoint's req/s at 64
-   * connections, p99 55 ms, against 0.32× and p99 80 ms with 0); 0 = each request admits and
+   * and one addBulk. Default 1 (bench/results 2026-11-30: 0.36× the bare endpoint's req/s at 64
+   * connections, p99 107 ms, against 0.31× and p99 90 ms with 0); 0 = each request admits and
    * queues on its own (the ledger still shares statements between concurrent admissions).
    */
   ADMISSION_BATCH_MS: int(0, 50).default(1),

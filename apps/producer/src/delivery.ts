@@ -1,5 +1,5 @@
 import type { Job, Ledger } from '@runledger/ledger';
-import { type DeliveryData, deliver, queueHas, sendAdmitted, settleWithin as within } from '@runledger/queue';
+import { type DeliveryData, deliver, reachedQueue, sendAdmitted, settleWithin as within } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -47,11 +47,10 @@ export function sendAdmittedWithin(
   return bestEffort(sendAdmitted(queue, ledger, jobs), timeoutMs, log, { jobs: jobs.length });
 }
 
-/** For a repeated admission: whether the job got past the queue or its delivery is in it (false on any doubt). */
+/** For a repeated admission: `reachedQueue` within `timeoutMs` (false on any doubt). */
 export function deliveredBefore(queue: Queue<DeliveryData>, job: Pick<Job, 'status' | 'deliveryId'>, timeoutMs: number): Promise<boolean> {
-  if (job.status !== 'accepted') return Promise.resolve(true);
   return within(
-    queueHas(queue, job.deliveryId).catch(() => false),
+    reachedQueue(queue, job).catch(() => false),
     timeoutMs,
     () => false,
   );

