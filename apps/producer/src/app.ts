@@ -13,6 +13,7 @@ import { jobRoutes } from './routes/jobs';
 import { threadRoutes } from './routes/threads';
 import { installSecurity, type SecuredAppOptions, securedServerOptions } from './security';
 import { type ObservabilityOptions, recordingTraceContext, traceAdmissions } from './telemetry';
+import { clientErrorHandler, frameworkErrors } from './transport-errors';
 import { installZodCompilers, openApiTransform } from './zod-compilers';
 
 export type { AppOptions } from './options';
@@ -45,6 +46,9 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
     // Job ids are UUIDs; keep room for user thread ids and idempotency keys in paths.
     routerOptions: { maxParamLength: 500 },
+    // Errors raised before routing, and by the HTTP parser, answer in the API's shape too.
+    frameworkErrors,
+    clientErrorHandler,
   });
   installZodCompilers(app);
   installErrorHandlers(app);

@@ -1,3 +1,4 @@
+import type { ServerOptions } from 'node:http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { authenticate } from './authenticate';
 import { Signer } from './cookies';
@@ -14,7 +15,7 @@ export { type Access, accessOf, LOGIN_PATH, LOGOUT_PATH } from './access';
 export { admissionTenant, callerOf, checkMetadataSize, type RequestSecurity, requestSecurity, tenantScope } from './context';
 export { CSRF_COOKIE, CSRF_FIELD, CSRF_HEADER, csrfField, csrfToken } from './csrf';
 export { parseSecurityEnv, type SecuritySettings } from './env';
-export { CONTENT_SECURITY_POLICY } from './headers';
+export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './headers';
 export { type Caller, DEFAULT_TENANT, KeyRing, parseApiKeys } from './keys';
 export { parseFormBody } from './login';
 export { type ResolvedSecurity, resolveSecurity, type SecuredAppOptions, type SecurityOptions } from './options';
@@ -22,14 +23,22 @@ export { TokenBuckets } from './rate-limit';
 export { REDACT_PATHS } from './redaction';
 export { assertThreadAvailable } from './tenancy';
 
+// Node looks for requests past requestTimeout every 30 s by default, so a 408 came up to 30 s late.
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
 /** The Fastify server options security sets: request and connection timeouts, and a redacting logger. */
 export function securedServerOptions(
   security: SecurityOptions | undefined,
   logger: FastifyServerOptions['logger'],
-): Pick<FastifyServerOptions, 'requestTimeout' | 'connectionTimeout' | 'logger'> {
+): Pick<FastifyServerOptions, 'requestTimeout' | 'connectionTimeout' | 'logger'> & { http: ServerOptions } {
   const s = resolveSecurity(security);
   const secrets = [...s.apiKeys.map((k) => k.key), s.adminKey, ...s.logSecrets];
-  return { requestTimeout: s.requestTimeoutMs, connectionTimeout: s.connectionTimeoutMs, logger: redactingLogger(logger, secrets) };
+  return {
+    requestTimeout: s.requestTimeoutMs,
+    connectionTimeout: s.connectionTimeoutMs,
+    http: { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    logger: redactingLogger(logger, secrets),
+  };
 }
 
 /**
