@@ -77,8 +77,21 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
       info: {
         title: 'Runledger',
         version: '0.1.0',
-        description: 'Crash-safe background jobs for LangGraph.js agents. Errors are { "error": { "code", "message" } }.',
+        description:
+          'Crash-safe background jobs for LangGraph.js agents. Every error is { "error": { "code", "message" } }, including those raised before a route runs: 400 invalid_url, 400 bad_request, 408 request_timeout, 414 uri_too_long, 415 unsupported_media_type (JSON must be UTF-8), 431 headers_too_large.',
       },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'A tenant key (RUNLEDGER_API_KEYS) or the admin key' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Api-Key',
+            description: 'The same keys, as the LangGraph SDK sends them; used when no Authorization header is sent',
+          },
+        },
+      },
+      security: [{ bearer: [] }, { apiKey: [] }],
       tags: [{ name: 'jobs' }, { name: 'actions' }, { name: 'threads' }, { name: 'health' }],
     },
     transform: openApiTransform,

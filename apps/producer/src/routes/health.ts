@@ -9,14 +9,14 @@ const PROBE_TIMEOUT_MS = 1_000;
 export async function healthRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { ledger, queue } = deps;
 
-  app.get('/healthz', { schema: { summary: 'Liveness: the process is up', tags: ['health'], response: { 200: Readiness } } }, async () => ({
+  app.get('/healthz', { schema: { summary: 'Liveness: the process is up', tags: ['health'], security: [], response: { 200: Readiness } } }, async () => ({
     status: 'ok',
     checks: {},
   }));
 
   app.get(
     '/readyz',
-    { schema: { summary: 'Readiness: PostgreSQL and the queue answer', tags: ['health'], response: { 200: Readiness, 503: Readiness } } },
+    { schema: { summary: 'Readiness: PostgreSQL and the queue answer', tags: ['health'], security: [], response: { 200: Readiness, 503: Readiness } } },
     async (request, reply) => {
       const [database, queued] = await Promise.all([
         // The cheapest ledger read: one index probe on jobs.
