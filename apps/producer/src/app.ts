@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { isAdminSessionRevoked, revokeAdminSession } from '@runledger/ledger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createAdmitter } from './admitter';
 import { bullBoard } from './bull-board';
@@ -53,7 +54,10 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   installZodCompilers(app);
   installErrorHandlers(app);
   // Before any route: its hooks cover every route, the dashboard's and Bull Board's included.
-  installSecurity(app, options.security);
+  installSecurity(app, options.security, {
+    revoke: (sessionId, expiresAt) => revokeAdminSession(options.ledger.pool, sessionId, expiresAt),
+    isRevoked: (sessionId) => isAdminSessionRevoked(options.ledger.pool, sessionId),
+  });
 
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 1_000;
   const batching = options.groupCommit || undefined;

@@ -81,10 +81,10 @@ describe('token buckets', () => {
 describe('admin sessions and signed values', () => {
   it('accepts its own unexpired sessions only', () => {
     let now = 1_000_000;
-    const sessions = new AdminSessions('admin-key', 60_000, () => now);
+    const sessions = new AdminSessions('admin-key', 60_000, undefined, () => now);
     const value = sessions.issue();
     expect(sessions.verify(value)).toBe(true);
-    expect(new AdminSessions('other-admin-key', 60_000, () => now).verify(value)).toBe(false);
+    expect(new AdminSessions('other-admin-key', 60_000, undefined, () => now).verify(value)).toBe(false);
     expect(sessions.verify(value.replace('v1-', 'v2-'))).toBe(false);
     expect(sessions.verify(undefined)).toBe(false);
     now += 60_001;

@@ -69,7 +69,8 @@ export function authenticate(deps: AuthDeps) {
       const key = presentedKey(request.headers);
       presented = key !== undefined;
       if (key) caller = keys.identify(key);
-      else if (key === undefined && access === 'admin' && sessions?.verify(parseCookies(request.headers.cookie)[SESSION_COOKIE])) caller = SESSION_CALLER;
+      else if (key === undefined && access === 'admin' && (await sessions?.isActive(parseCookies(request.headers.cookie)[SESSION_COOKIE])))
+        caller = SESSION_CALLER;
     }
     if (!caller) {
       const take = failureLimit?.take(`ip:${request.ip}`);

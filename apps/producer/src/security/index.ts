@@ -9,7 +9,7 @@ import { loginRoutes } from './login';
 import { type ResolvedSecurity, resolveSecurity, type SecurityOptions } from './options';
 import { TokenBuckets } from './rate-limit';
 import { redactingLogger } from './redaction';
-import { AdminSessions } from './session';
+import { AdminSessions, type SessionRevocations } from './session';
 
 export { type Access, accessOf, LOGIN_PATH, LOGOUT_PATH } from './access';
 export { admissionTenant, callerOf, checkMetadataSize, type RequestSecurity, requestSecurity, tenantScope } from './context';
@@ -21,6 +21,7 @@ export { parseFormBody } from './login';
 export { type ResolvedSecurity, resolveSecurity, type SecuredAppOptions, type SecurityOptions } from './options';
 export { TokenBuckets } from './rate-limit';
 export { REDACT_PATHS } from './redaction';
+export type { SessionRevocations } from './session';
 export { assertThreadAvailable } from './tenancy';
 
 // Node looks for requests past requestTimeout every 30 s by default, so a 408 came up to 30 s late.
@@ -44,13 +45,15 @@ export function securedServerOptions(
 /**
  * Installs authentication (tenant and admin keys, the admin session), the per-tenant rate limit,
  * CSRF protection under /admin, the security headers and the admin login routes on the root app.
+ * `revocations` keeps admin logouts (the ledger, so every replica honours them); without it a
+ * logout only clears the browser's cookie.
  * Call before registering routes: the hooks then cover every route, including plugins registered
  * later (the dashboard, Bull Board). Throws when the admin key equals a tenant key.
  */
-export function installSecurity(app: FastifyInstance, options: SecurityOptions = {}): ResolvedSecurity {
+export function installSecurity(app: FastifyInstance, options: SecurityOptions = {}, revocations?: SessionRevocations): ResolvedSecurity {
   const s = resolveSecurity(options);
   const keys = new KeyRing(s.apiKeys, s.adminKey);
-  const sessions = s.adminKey ? new AdminSessions(s.adminKey, s.adminSessionTtlMs) : undefined;
+  const sessions = s.adminKey ? new AdminSessions(s.adminKey, s.adminSessionTtlMs, revocations) : undefined;
   // Replicas sharing the admin key accept each other's tokens; without one, tokens live per process.
   const csrfSigner = s.adminKey ? Signer.derive(s.adminKey, 'csrf-v1') : Signer.random();
   const tenantLimit = s.rateLimit ? new TokenBuckets(s.rateLimit.perSecond, s.rateLimit.burst) : undefined;
