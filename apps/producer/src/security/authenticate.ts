@@ -52,10 +52,10 @@ function unauthorized(reply: FastifyReply, presented: boolean) {
 
 /**
  * onRequest: establishes the caller of every non-public route. Open mode (no keys): everyone is
- * the operator. Otherwise a Bearer key (tenant or admin) or, on admin routes, the admin session
- * cookie (X-Api-Key is accepted in place of the Bearer header). Missing or wrong credentials → 401 with WWW-Authenticate (a browser asking for an admin
- * page is sent to the login form instead); a tenant key on an admin route → 403 forbidden; over
- * the tenant's rate → 429 with Retry-After.
+ * the operator. Otherwise a Bearer or X-Api-Key key (tenant or admin) or, on admin routes, an
+ * admin session cookie that was not logged out. Missing or wrong credentials → 401 with
+ * WWW-Authenticate (a browser asking for an admin page is sent to the login form instead); a
+ * tenant key on an admin route → 403 forbidden; over the tenant's rate → 429 with Retry-After.
  */
 export function authenticate(deps: AuthDeps) {
   const { keys, sessions, tenantLimit, failureLimit, metadataLimitBytes } = deps;
