@@ -42,7 +42,7 @@ const MESSAGES: Record<string, string> = {
   payload_too_large: 'The request body is larger than the limit (BODY_LIMIT_BYTES).',
   invalid_json: 'The request body is not valid JSON.',
   // Fastify's own messages for these two echo the whole path back.
-  invalid_url: 'The URL is not valid: a percent-encoded part (such as %E0%A4%A) does not decode to UTF-8.',
+  invalid_url: 'The URL is not valid: a percent-encoded part does not decode to UTF-8 text.',
   uri_too_long: 'A path parameter is longer than 500 characters.',
 };
 
