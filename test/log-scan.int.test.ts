@@ -1,8 +1,10 @@
 // Runs a real producer and a real worker process with distinctive secrets and payloads, drives a
 // full session over HTTP (failed and successful authentication, a tenant probing another's job,
 // admissions, an approval with a resume, a booking job with effects, the admin login, oversized
-// and malformed bodies), then scans everything both processes wrote for those strings.
+// and malformed bodies, keys sent in every place a client might put them), then scans everything
+// both processes wrote for those strings.
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../packages/ledger/src/index';
 import { type TestDb, testDb, waitFor } from './support/db';
@@ -22,6 +24,10 @@ const SECRETS = {
   resumePayload: `RESUME-${tag()}`,
   oversizedPayload: `BIG-${tag()}`,
   malformedPayload: `BROKEN-${tag()}`,
+  /** A key nobody configured, sent in a query string: only the log's allow-lists keep it out. */
+  strayQueryKey: `stray-${tag()}${tag()}`,
+  /** `Authorization: Basic` of user:acmeKey, as a client sends credentials written into a URL. */
+  basicAuth: '',
   /** The admin session cookie, known once the session logged in. */
   session: '',
 };
@@ -38,6 +44,45 @@ function withPassword(url: string): string {
   if (!u.password) u.password = SECRETS.dbPassword;
   else SECRETS.dbPassword = decodeURIComponent(u.password);
   return u.toString();
+}
+
+/** Sends `text` as a raw request (fetch refuses URLs with credentials) and waits for the connection to close. */
+function rawRequest(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    let out = '';
+    socket.on('connect', () => socket.write(text));
+    socket.on('data', (d) => {
+      out += d;
+    });
+    socket.on('close', () => resolve(out));
+    socket.on('error', reject);
+  });
+}
+
+/** Requests that carry keys everywhere but in Authorization: Bearer (query, other headers, cookies, URL credentials). */
+async function sendKeysEveryWay(jobId: string): Promise<void> {
+  const { acmeKey, adminKey, wrongKey, strayQueryKey } = SECRETS;
+  const statuses = [
+    (await call(`/v1/jobs?api_key=${acmeKey}&apiKey=${adminKey}`)).status,
+    (await call(`/v1/jobs?token=${wrongKey}&access_token=${strayQueryKey}&graph=echo`)).status,
+    (await call(`/v1/jobs/${jobId}?key=${adminKey}`, { key: SECRETS.acmeKey })).status,
+    (await call('/v1/jobs', { headers: { 'x-api-key': acmeKey } })).status,
+    (await call('/v1/jobs', { headers: { 'x-api-key': strayQueryKey } })).status,
+    (await call('/v1/jobs', { headers: { 'proxy-authorization': `Bearer ${adminKey}`, 'x-auth-token': adminKey } })).status,
+    (await call('/v1/jobs', { headers: { cookie: `token=${acmeKey}; rl_admin=${adminKey}` } })).status,
+    (await call('/admin/queues', { headers: { 'x-api-key': adminKey } })).status,
+  ];
+  expect(statuses.filter((s) => s >= 500)).toEqual([]);
+  SECRETS.basicAuth = Buffer.from(`u:${acmeKey}`).toString('base64');
+  const raw = await rawRequest(
+    `GET http://u:${acmeKey}@127.0.0.1/v1/jobs?api_key=${acmeKey} HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${SECRETS.basicAuth}\r\nConnection: close\r\n\r\n`,
+  );
+  expect(raw).toMatch(/^HTTP\/1\.1 401 /);
+  // Headers too large: answered by the client-error handler, which must not log the raw request.
+  expect(await rawRequest(`GET /v1/jobs?api_key=${acmeKey}&pad=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${adminKey}\r\n\r\n`)).toMatch(
+    /^HTTP\/1\.1 431 /,
+  );
 }
 
 const call = (path: string, init: RequestInit & { key?: string } = {}) => {
@@ -123,6 +168,7 @@ describe('logs of a full session', () => {
     expect((await call('/admin/queues', { headers: { cookie: `rl_admin=${session}` } })).status).toBe(200);
     expect((await call('/admin/queues', { key: SECRETS.acmeKey })).status).toBe(403);
     expect((await call(`/v1/jobs/${jobId}`, { key: SECRETS.adminKey })).status).toBe(200);
+    await sendKeysEveryWay(jobId);
 
     for (const p of [producer, worker]) p.kill('SIGTERM');
     await Promise.all([producer.exited, worker.exited]);
@@ -130,6 +176,9 @@ describe('logs of a full session', () => {
     // The scan reads real logs: request lines with the job ids, and the worker's decisions.
     expect(producer.output()).toContain(`/v1/jobs/${jobId}`);
     expect(producer.output()).toContain('"statusCode":401');
+    // The request lines are there, with the allowed query filter and the key-bearing parameters masked.
+    expect(producer.output()).toContain('api_key=[redacted]');
+    expect(producer.output()).toContain('graph=echo');
     expect(worker.output()).toContain(jobId);
     expect(worker.output()).toContain('worker started');
     SECRETS.session = decodeURIComponent(session);

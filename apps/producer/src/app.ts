@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { isAdminSessionRevoked, revokeAdminSession } from '@runledger/ledger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createAdmitter } from './admitter';
 import { bullBoard } from './bull-board';
@@ -13,6 +14,7 @@ import { jobRoutes } from './routes/jobs';
 import { threadRoutes } from './routes/threads';
 import { installSecurity, type SecuredAppOptions, securedServerOptions } from './security';
 import { type ObservabilityOptions, recordingTraceContext, traceAdmissions } from './telemetry';
+import { clientErrorHandler, frameworkErrors } from './transport-errors';
 import { installZodCompilers, openApiTransform } from './zod-compilers';
 
 export type { AppOptions } from './options';
@@ -45,11 +47,17 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
     // Job ids are UUIDs; keep room for user thread ids and idempotency keys in paths.
     routerOptions: { maxParamLength: 500 },
+    // Errors raised before routing, and by the HTTP parser, answer in the API's shape too.
+    frameworkErrors,
+    clientErrorHandler,
   });
   installZodCompilers(app);
   installErrorHandlers(app);
   // Before any route: its hooks cover every route, the dashboard's and Bull Board's included.
-  installSecurity(app, options.security);
+  installSecurity(app, options.security, {
+    revoke: (sessionId, expiresAt) => revokeAdminSession(options.ledger.pool, sessionId, expiresAt),
+    isRevoked: (sessionId) => isAdminSessionRevoked(options.ledger.pool, sessionId),
+  });
 
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 1_000;
   const batching = options.groupCommit || undefined;
@@ -73,8 +81,21 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
       info: {
         title: 'Runledger',
         version: '0.1.0',
-        description: 'Crash-safe background jobs for LangGraph.js agents. Errors are { "error": { "code", "message" } }.',
+        description:
+          'Crash-safe background jobs for LangGraph.js agents. Every error is { "error": { "code", "message" } }, including those raised before a route runs: 400 invalid_url, 400 bad_request, 408 request_timeout, 414 uri_too_long, 415 unsupported_media_type (JSON must be UTF-8), 431 headers_too_large.',
       },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'A tenant key (RUNLEDGER_API_KEYS) or the admin key' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Api-Key',
+            description: 'The same keys, as the LangGraph SDK sends them; used when no Authorization header is sent',
+          },
+        },
+      },
+      security: [{ bearer: [] }, { apiKey: [] }],
       tags: [{ name: 'jobs' }, { name: 'actions' }, { name: 'threads' }, { name: 'health' }],
     },
     transform: openApiTransform,

@@ -31,6 +31,8 @@ const FASTIFY_STATUS: Record<string, [number, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request'],
   FST_ERR_VALIDATION: [400, 'invalid_request'],
+  FST_ERR_BAD_URL: [400, 'invalid_url'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long'],
 };
 
 const UNTRANSLATABLE_CHARACTER = '22P05';
@@ -39,6 +41,9 @@ const MESSAGES: Record<string, string> = {
   unsupported_media_type: 'Send the body as JSON with Content-Type: application/json.',
   payload_too_large: 'The request body is larger than the limit (BODY_LIMIT_BYTES).',
   invalid_json: 'The request body is not valid JSON.',
+  // Fastify's own messages for these two echo the whole path back.
+  invalid_url: 'The URL is not valid: a percent-encoded part does not decode to UTF-8 text.',
+  uri_too_long: 'A path parameter is longer than 500 characters.',
 };
 
 /** The one mapping from any thrown error to a status and a body; never a stack trace. */

@@ -4,7 +4,13 @@ import { z } from 'zod';
 // Request and response shapes of the HTTP API. Routes validate requests with these (see
 // zod-compilers.ts) and /openapi.json is generated from them, so the two cannot drift apart.
 
-const id = (what: string) => z.string().min(1, `${what} must not be empty`).max(200, `${what} is longer than 200 characters`);
+const id = (what: string) =>
+  z
+    .string()
+    .min(1, `${what} must not be empty`)
+    .max(200, `${what} is longer than 200 characters`)
+    // PostgreSQL cannot store \u0000 in text: refused here instead of failing the query with a 500.
+    .refine((s) => !s.includes('\u0000'), `${what} must not contain the NUL character (\\u0000)`);
 const present = (what: string) => z.custom<unknown>((v) => v !== undefined, { message: `${what} is required (send null for none)` });
 const json = z.unknown();
 const time = z.string().describe('ISO 8601 timestamp');

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { type ZodType, z } from 'zod';
 import { ApiError } from './http-errors';
+import { jsonBodyProblem } from './json-body';
 
 const PARTS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
@@ -21,7 +22,9 @@ export function describeZodIssues(part: string, issues: readonly z.core.$ZodIssu
 /**
  * Lets routes declare zod schemas: Fastify validates requests with them (failures become
  * 400 invalid_request naming the field), serialises replies with JSON.stringify, and only the
- * JSON parser remains (text/plain and every other type answer 415).
+ * JSON parser remains (text/plain, every other type and JSON in a charset other than UTF-8 answer
+ * 415). A JSON body PostgreSQL cannot store or the server cannot safely walk (jsonBodyProblem)
+ * answers 400 invalid_request before any route sees it.
  */
 export function installZodCompilers(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -36,10 +39,19 @@ export function installZodCompilers(app: FastifyInstance): void {
 
   app.removeAllContentTypeParsers();
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  // An empty body with a JSON content type means "no body" (POST /cancel from curl -H ... -X POST).
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // The body was read as UTF-8: another charset would parse as garbage (or, worse, as other text).
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      return done(new ApiError(415, 'unsupported_media_type', `Send JSON as UTF-8 (charset=utf-8), not charset=${charset}.`));
+    }
+    // An empty body with a JSON content type means "no body" (POST /cancel from curl -H ... -X POST).
     if (body === '') return done(null, undefined);
-    return parseJson(request, body as string, done);
+    return parseJson(request, body as string, (err, value) => {
+      if (err) return done(err);
+      const problem = jsonBodyProblem(value);
+      return problem ? done(new ApiError(400, 'invalid_request', problem)) : done(null, value);
+    });
   });
 }
 

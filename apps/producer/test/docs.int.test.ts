@@ -33,6 +33,15 @@ describe('OpenAPI document and its UI', () => {
     expect(submit.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]));
   });
 
+  it('documents both ways to send a key, and the public probes', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+    expect(doc.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(doc.paths['/readyz'].get.security).toEqual([]);
+    expect(doc.info.description).toContain('431 headers_too_large');
+  });
+
   it('serves Swagger UI at /docs', async () => {
     const r = await h.app.inject({ method: 'GET', url: '/docs/' });
     expect(r.statusCode).toBe(200);

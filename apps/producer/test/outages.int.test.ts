@@ -108,4 +108,19 @@ describe.each(backends())('everything up (%s queue)', (backend) => {
     expect(r.statusCode).toBe(200);
     expect(r.json()).toEqual({ status: 'ready', checks: { database: 'ok', queue: 'ok' } });
   });
+
+  it('probes PostgreSQL once for a burst of /readyz calls, not once per call', async () => {
+    let acquired = 0;
+    const onAcquire = () => acquired++;
+    h.appLedger.pool.on('acquire', onAcquire);
+    try {
+      const burst = await Promise.all(Array.from({ length: 10 }, () => h.app.inject({ method: 'GET', url: '/readyz' })));
+      for (let i = 0; i < 10; i++) burst.push(await h.app.inject({ method: 'GET', url: '/readyz' }));
+      expect(burst.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+      // One probe per READINESS_CACHE_MS (1 s): a second one only if these 20 calls took longer.
+      expect(acquired).toBeLessThanOrEqual(2);
+    } finally {
+      h.appLedger.pool.off('acquire', onAcquire);
+    }
+  });
 });

@@ -1,5 +1,7 @@
+import { loadGraphs } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app';
 import { CONTENT_SECURITY_POLICY, csrfField, parseFormBody } from '../src/security';
 import { csrfFieldValue, KEYS, type SecuredHarness, setCookies, startSecuredApp, TWO_TENANTS } from './security-harness';
 
@@ -138,6 +140,30 @@ describe('browser login', () => {
     });
     expect(r.statusCode).toBe(303);
     expect(setCookies(r).find((c) => c.name === 'rl_admin')?.header).toMatch(/Max-Age=0/);
+  });
+
+  it('ends the session on the server: the logged-out cookie is refused here and by another producer on the same database', async () => {
+    const { session, csrf } = await signIn();
+    const other = buildApp({ ledger: h.ledger, queue: h.queue, graphs: await loadGraphs(), schema: h.db.schema, security: TWO_TENANTS });
+    try {
+      const board = (app: FastifyInstance, value: string) => app.inject({ url: '/admin/queues', headers: { cookie: `rl_admin=${encodeURIComponent(value)}` } });
+      const kept = await signIn();
+      expect([(await board(h.app, session.value)).statusCode, (await board(other, session.value)).statusCode]).toEqual([200, 200]);
+      const out = await h.app.inject({
+        method: 'POST',
+        url: '/admin/logout',
+        payload: form({ _csrf: csrf }),
+        headers: { 'content-type': FORM, cookie: `rl_csrf=${csrf}; rl_admin=${encodeURIComponent(session.value)}` },
+      });
+      expect(out.statusCode).toBe(303);
+      expect([(await board(h.app, session.value)).statusCode, (await board(other, session.value)).statusCode]).toEqual([401, 401]);
+      // A browser is sent to the login form again; another session of the admin stays open.
+      const page = await h.app.inject({ url: '/admin/queues', headers: { accept: 'text/html', cookie: `rl_admin=${encodeURIComponent(session.value)}` } });
+      expect([page.statusCode, page.headers.location]).toEqual([303, '/admin/login']);
+      expect((await board(other, kept.session.value)).statusCode).toBe(200);
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -52,6 +52,31 @@ describe('authentication', () => {
     expect((await h.db.ledger.list({ limit: 500 })).jobs.length).toBe(before);
   });
 
+  it('takes a key in X-Api-Key (the LangGraph SDK header) like a Bearer key, and refuses a wrong one', async () => {
+    const before = (await h.db.ledger.list({ limit: 500 })).jobs.length;
+    const viaHeader = (key: string) => h.app.inject({ method: 'POST', url: '/v1/jobs', payload: { graph: 'echo', input: {} }, headers: { 'x-api-key': key } });
+    const admitted = await viaHeader(KEYS.globex);
+    expect(admitted.statusCode).toBe(202);
+    expect((await h.db.ledger.get(admitted.json().jobId)).tenant).toBe('globex');
+    const wrong = await viaHeader(`${KEYS.globex}x`);
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect((await h.db.ledger.list({ limit: 500 })).jobs.length).toBe(before + 1);
+    // Authorization wins when both are sent: a wrong Bearer is not rescued by a good X-Api-Key.
+    const both = await h.app.inject({ url: '/v1/jobs', headers: { authorization: `Bearer ${KEYS.acme}x`, 'x-api-key': KEYS.acme } });
+    expect(both.statusCode).toBe(401);
+  });
+
+  it('never takes a key from Proxy-Authorization, a query parameter or a cookie', async () => {
+    for (const request of [
+      { url: '/v1/jobs', headers: { 'proxy-authorization': `Bearer ${KEYS.acme}` } },
+      { url: `/v1/jobs?api_key=${KEYS.acme}` },
+      { url: '/v1/jobs', headers: { cookie: `api_key=${KEYS.acme}` } },
+    ]) {
+      expect((await h.app.inject(request)).statusCode).toBe(401);
+    }
+  });
+
   it('serves the health probes and the OpenAPI document without a key', async () => {
     for (const url of ['/healthz', '/openapi.json']) expect((await h.app.inject({ url })).statusCode).toBe(200);
   });

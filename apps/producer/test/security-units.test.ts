@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config';
 import { accessOf, KeyRing, parseApiKeys, parseSecurityEnv, TokenBuckets } from '../src/security';
 import { Signer } from '../src/security/cookies';
+import { loggableUrl } from '../src/security/redaction';
 import { AdminSessions } from '../src/security/session';
 
 const SECRET = 'tenant-secret-0123456789abcdef';
@@ -80,10 +81,10 @@ describe('token buckets', () => {
 describe('admin sessions and signed values', () => {
   it('accepts its own unexpired sessions only', () => {
     let now = 1_000_000;
-    const sessions = new AdminSessions('admin-key', 60_000, () => now);
+    const sessions = new AdminSessions('admin-key', 60_000, undefined, () => now);
     const value = sessions.issue();
     expect(sessions.verify(value)).toBe(true);
-    expect(new AdminSessions('other-admin-key', 60_000, () => now).verify(value)).toBe(false);
+    expect(new AdminSessions('other-admin-key', 60_000, undefined, () => now).verify(value)).toBe(false);
     expect(sessions.verify(value.replace('v1-', 'v2-'))).toBe(false);
     expect(sessions.verify(undefined)).toBe(false);
     now += 60_001;
@@ -216,5 +217,16 @@ describe('security environment', () => {
     const s = parseSecurityEnv({ ...base, RATE_LIMIT_PER_SECOND: '0', RUNLEDGER_ENCRYPTION_KEY: `k1:${randomBytes(32).toString('base64')}` });
     expect(s.security.rateLimit).toBe(false);
     expect(s.crypto?.seal('x', 'c')).toMatchObject({ enc: 'v1', kid: 'k1' });
+  });
+});
+
+describe('request lines in the log', () => {
+  it('keep the list filters and mask every other query value and URL credentials', () => {
+    expect(loggableUrl('/v1/jobs?status=running&graph=echo&limit=5&api_key=k1&apiKey=k2&token=k3&x=k4')).toBe(
+      `/v1/jobs?status=running&graph=echo&limit=5&api_key=${REDACTED}&apiKey=${REDACTED}&token=${REDACTED}&x=${REDACTED}`,
+    );
+    expect(loggableUrl('http://u:secret-key@host:3000/v1/jobs')).toBe('http://host:3000/v1/jobs');
+    expect(loggableUrl('/v1/jobs/abc')).toBe('/v1/jobs/abc');
+    expect(loggableUrl('http://[broken')).toBe(REDACTED);
   });
 });

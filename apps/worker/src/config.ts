@@ -39,8 +39,11 @@ export const WorkerEnv = z
     RUNLEDGER_TEST_CRASH_AT: z.enum(['after_claim', 'after_invoke']).optional(),
     /** Port of this worker's Prometheus /metrics. Default 9464; 0 turns it off. */
     METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
-    /** Address the metrics port listens on. Default 0.0.0.0 (reachable by a Prometheus elsewhere). */
-    METRICS_HOST: z.string().min(1).default('0.0.0.0'),
+    /**
+     * Address the metrics port listens on. Default 127.0.0.1, like the producer: /metrics has no
+     * credentials. Set 0.0.0.0 for a Prometheus on another host (the container and k8s set-ups do).
+     */
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     /** Retention: prune checkpoints and events of threads whose every job finished more than this many days ago. Unset = off. */
     RETENTION_DAYS: z.coerce.number().positive().optional(),
     /** Time between retention passes. Default one hour. */

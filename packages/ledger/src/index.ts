@@ -1,3 +1,4 @@
+export { isAdminSessionRevoked, revokeAdminSession } from './admin-sessions';
 export { admitInTransaction } from './admit-in-transaction';
 export { chaosAudit, type OrphanCount } from './chaos-audit';
 export { isSealedType, SealingSerializer } from './checkpoint-serde';

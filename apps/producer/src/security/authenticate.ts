@@ -20,11 +20,16 @@ export interface AuthDeps {
 const OPEN_CALLER: Caller = { tenant: DEFAULT_TENANT, admin: true, via: 'open' };
 const SESSION_CALLER: Caller = { tenant: DEFAULT_TENANT, admin: true, via: 'session' };
 
-/** The key of `Authorization: Bearer <key>`; '' for any other Authorization header; undefined without one. */
-function bearerKey(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  return match?.[1] ?? '';
+/**
+ * The key a request presents: `Authorization: Bearer <key>`, or else `X-Api-Key: <key>` (the header
+ * the LangGraph SDK sends). '' for another Authorization scheme or an empty X-Api-Key; undefined
+ * without either header.
+ */
+function presentedKey(headers: FastifyRequest['headers']): string | undefined {
+  const { authorization } = headers;
+  if (authorization !== undefined) return /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1] ?? '';
+  const apiKey = headers['x-api-key'];
+  return apiKey === undefined ? undefined : typeof apiKey === 'string' ? apiKey.trim() : '';
 }
 
 const wantsHtml = (request: FastifyRequest) => request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
@@ -38,7 +43,7 @@ function tooMany(reply: FastifyReply, retryAfterSeconds: number, message: string
 
 function unauthorized(reply: FastifyReply, presented: boolean) {
   const challenge = presented ? 'Bearer realm="runledger", error="invalid_token"' : 'Bearer realm="runledger"';
-  const message = presented ? 'The API key is not valid.' : 'Send an API key as Authorization: Bearer <key>.';
+  const message = presented ? 'The API key is not valid.' : 'Send an API key as Authorization: Bearer <key> (or X-Api-Key: <key>).';
   return reply
     .code(401)
     .header('www-authenticate', challenge)
@@ -47,10 +52,10 @@ function unauthorized(reply: FastifyReply, presented: boolean) {
 
 /**
  * onRequest: establishes the caller of every non-public route. Open mode (no keys): everyone is
- * the operator. Otherwise a Bearer key (tenant or admin) or, on admin routes, the admin session
- * cookie. Missing or wrong credentials → 401 with WWW-Authenticate (a browser asking for an admin
- * page is sent to the login form instead); a tenant key on an admin route → 403 forbidden; over
- * the tenant's rate → 429 with Retry-After.
+ * the operator. Otherwise a Bearer or X-Api-Key key (tenant or admin) or, on admin routes, an
+ * admin session cookie that was not logged out. Missing or wrong credentials → 401 with
+ * WWW-Authenticate (a browser asking for an admin page is sent to the login form instead); a
+ * tenant key on an admin route → 403 forbidden; over the tenant's rate → 429 with Retry-After.
  */
 export function authenticate(deps: AuthDeps) {
   const { keys, sessions, tenantLimit, failureLimit, metadataLimitBytes } = deps;
@@ -61,10 +66,11 @@ export function authenticate(deps: AuthDeps) {
     let presented = false;
     if (!keys.enabled) caller = OPEN_CALLER;
     else {
-      const key = bearerKey(request.headers.authorization);
+      const key = presentedKey(request.headers);
       presented = key !== undefined;
       if (key) caller = keys.identify(key);
-      else if (key === undefined && access === 'admin' && sessions?.verify(parseCookies(request.headers.cookie)[SESSION_COOKIE])) caller = SESSION_CALLER;
+      else if (key === undefined && access === 'admin' && (await sessions?.isActive(parseCookies(request.headers.cookie)[SESSION_COOKIE])))
+        caller = SESSION_CALLER;
     }
     if (!caller) {
       const take = failureLimit?.take(`ip:${request.ip}`);

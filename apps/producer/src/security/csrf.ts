@@ -83,15 +83,15 @@ const reject = (reply: FastifyReply, message: string) => reply.code(403).send({ 
 
 /**
  * preValidation: a POST/PUT/PATCH/DELETE under /admin sent with ambient browser credentials (no
- * Authorization header) must carry the token of its CSRF cookie in the `_csrf` field or the
+ * Authorization or X-Api-Key header) must carry the token of its CSRF cookie in the `_csrf` field or the
  * X-CSRF-Token header; else 403 csrf_failed. The field is removed before the body is validated.
  * Bull Board's API (under /admin/queues) is checked for a same-origin request instead.
  */
 export async function csrfCheck(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const path = pathOf(request);
   if (!UNSAFE_METHODS.has(request.method) || !isAdminPath(path)) return undefined;
-  // A browser never attaches an Authorization header to a cross-site request on its own.
-  if (request.headers.authorization) return undefined;
+  // A browser never attaches an Authorization or X-Api-Key header to a cross-site request on its own.
+  if (request.headers.authorization || request.headers['x-api-key']) return undefined;
   if (path === BULL_BOARD_PATH || path.startsWith(`${BULL_BOARD_PATH}/`)) {
     return sameOrigin(request) ? undefined : reject(reply, 'Bull Board changes must come from a page of this origin.');
   }

@@ -13,7 +13,8 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const HEADERS: Record<string, string> = {
+/** The security headers every response carries (see securityHeaders). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
@@ -29,5 +30,5 @@ const HEADERS: Record<string, string> = {
  * header a route already set (a stricter CSP, a cache policy for static files) is kept.
  */
 export async function securityHeaders(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  for (const [name, value] of Object.entries(HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LOGIN_PATH, LOGOUT_PATH } from './access';
-import { appendSetCookie, serializeCookie } from './cookies';
+import { appendSetCookie, parseCookies, serializeCookie } from './cookies';
 import { csrfField } from './csrf';
 import type { KeyRing } from './keys';
 import type { TokenBuckets } from './rate-limit';
@@ -39,7 +39,7 @@ const html = (reply: FastifyReply, status: number, body: string) => reply.code(s
 /**
  * GET /admin/login (the form), POST /admin/login (admin key → a signed HttpOnly, SameSite=Strict
  * session cookie for /admin, then 303 to /admin; another key → 401 and the form again) and POST
- * /admin/logout. Both POSTs go through the CSRF check like every form under /admin.
+ * /admin/logout (the session is revoked for every replica, then the cookie cleared). Both POSTs go through the CSRF check like every form under /admin.
  */
 export async function loginRoutes(app: FastifyInstance, deps: LoginDeps): Promise<void> {
   const { keys, sessions, failureLimit, secureCookies } = deps;
@@ -68,7 +68,9 @@ export async function loginRoutes(app: FastifyInstance, deps: LoginDeps): Promis
     return reply.redirect('/admin', 303);
   });
 
-  app.post(LOGOUT_PATH, { schema: { hide: true } }, async (_request, reply) => {
+  app.post(LOGOUT_PATH, { schema: { hide: true } }, async (request, reply) => {
+    // Ends the session on every replica, not only in this browser: a copy of the cookie stops working too.
+    await sessions?.revoke(parseCookies(request.headers.cookie)[SESSION_COOKIE]);
     appendSetCookie(reply, serializeCookie(SESSION_COOKIE, '', { path: ADMIN_COOKIE_PATH, maxAgeSeconds: 0, httpOnly: true, secure: secureCookies }));
     return reply.redirect(LOGIN_PATH, 303);
   });

@@ -7,10 +7,14 @@ import type { FastifyRequest, FastifyServerOptions } from 'fastify';
  */
 export const REDACT_PATHS = [
   'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
+  'req.headers["x-api-key"]',
   'req.headers.cookie',
   'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   'headers.authorization',
+  'headers["proxy-authorization"]',
+  'headers["x-api-key"]',
   'headers.cookie',
   'req.body',
   'body',
@@ -24,23 +28,75 @@ export const REDACT_PATHS = [
 type LoggerOption = FastifyServerOptions['logger'];
 type LogArgs = unknown[];
 
-/** Fastify's request fields plus the headers (user agent, content type and length, forwarded-for); the credentials among them are redacted. */
-function requestWithHeaders(req: FastifyRequest) {
-  return { method: req.method, url: req.url, host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort, headers: req.headers };
+/**
+ * The only request headers a log line shows. Any other header may carry a credential under a name
+ * nobody foresaw (X-Api-Key, Proxy-Authorization, X-Auth-Token, a cookie), so it is left out.
+ */
+export const LOGGED_HEADERS = [
+  'host',
+  'user-agent',
+  'accept',
+  'content-type',
+  'content-length',
+  'origin',
+  'sec-fetch-site',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-request-id',
+  'traceparent',
+] as const;
+
+/** The query parameters whose values a log line shows (the list filters); every other value is redacted. */
+export const LOGGED_QUERY_PARAMS = new Set(['status', 'graph', 'threadId', 'limit', 'cursor']);
+
+/**
+ * `url` as a log line shows it: no user info (`http://user:key@host/…`), and only the values of
+ * LOGGED_QUERY_PARAMS (`?api_key=…`, `?token=…` and any unknown parameter read `[redacted]`).
+ */
+export function loggableUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, 'http://_');
+  } catch {
+    return REDACTED;
+  }
+  const query = [...parsed.searchParams].map(
+    ([name, value]) => `${encodeURIComponent(name)}=${LOGGED_QUERY_PARAMS.has(name) ? encodeURIComponent(value) : REDACTED}`,
+  );
+  const origin = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? `${parsed.protocol}//${parsed.host}` : '';
+  return `${origin}${parsed.pathname}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+}
+
+/** The allowed headers of a request (LOGGED_HEADERS). */
+function loggableHeaders(headers: FastifyRequest['headers']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of LOGGED_HEADERS) if (headers[name] !== undefined) out[name] = headers[name];
+  return out;
 }
 
 /**
  * The Fastify logger option with redaction added: pino's `redact` paths, and a hook that passes
  * every logged message and object through the shared redactor (known secrets, connection-string
- * passwords, sensitive field names). Request lines include the headers, minus the credentials,
- * unless `logger` brings its own serializers. `false` stays false.
+ * passwords, sensitive field names). Request lines show the URL through loggableUrl and only the
+ * LOGGED_HEADERS, also through the redactor, unless `logger` brings its own serializers. `false`
+ * stays false.
  */
 export function redactingLogger(logger: LoggerOption, secrets: Iterable<string | undefined>): LoggerOption {
   if (!logger) return false;
   const redactor: Redactor = createRedactor(secrets);
   const base = logger === true ? {} : (logger as Record<string, unknown>);
+  // Serializers run after the logMethod hook, so the request line passes the redactor here.
+  const req = (request: FastifyRequest) =>
+    redactor.value({
+      method: request.method,
+      url: loggableUrl(request.url),
+      host: request.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+      headers: loggableHeaders(request.headers),
+    });
   return {
-    serializers: { req: requestWithHeaders },
+    serializers: { req },
     ...base,
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     hooks: {
