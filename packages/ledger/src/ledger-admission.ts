@@ -6,6 +6,7 @@ import type { Queryable } from './db';
 import { IdempotencyConflictError, LedgerError, ThreadBusyError } from './errors';
 import { json, LedgerCore, type LedgerOptions } from './ledger-core';
 import { toJob } from './rows';
+import { checkThreadKey, DEFAULT_TENANT } from './threads';
 import type { AdmitRequest, AdmitResult, Job } from './types';
 
 type EnqueuedMark = { jobId: string; deliveries: number; deliveryId: string };
@@ -43,10 +44,12 @@ export class AdmissionLedger extends LedgerCore {
 
   /**
    * Records an admission. Same tenant + key + request → the same job (`created: false`); another
-   * request → IdempotencyConflictError. Concurrent calls without `db` share statements (see
+   * request → IdempotencyConflictError; a thread id starting with `~` or a malformed tenant →
+   * LedgerError INVALID_REQUEST (see threads.ts). Concurrent calls without `db` share statements (see
    * `coalesceAdmissions`); each still answers only after its own row committed, with its own error.
    */
   async admit(req: AdmitRequest, db?: Queryable): Promise<AdmitResult> {
+    checkThreadKey(req.tenant ?? DEFAULT_TENANT, req.threadId);
     if (req.multitask === 'reject' && !db) return this.inTransaction((client) => this.admit(req, client));
     if (!db && this.admissions) return this.admissions.submit(admissionRow(req));
     return this.admitWith(req, db ?? this.pool);
@@ -54,12 +57,12 @@ export class AdmissionLedger extends LedgerCore {
 
   private async admitWith(req: AdmitRequest, db: Queryable, row = admissionRow(req)): Promise<AdmitResult> {
     if (req.multitask === 'reject') {
-      await this.q('lock_thread', [row.threadId], db);
+      await this.q('lock_thread', [row.tenant, row.threadId], db);
       if (row.idempotencyKey) {
         const existing = await this.sameRequest(row.tenant, row.idempotencyKey, row.hash, db);
         if (existing) return { job: existing, created: false };
       }
-      const open = await this.q('find_open_job_of_thread', [row.threadId], db);
+      const open = await this.q('find_open_job_of_thread', [row.tenant, row.threadId], db);
       if (open.rows[0]) throw new ThreadBusyError(row.threadId, open.rows[0].job_id);
     }
     return this.insertRow(row, db);

@@ -20,7 +20,6 @@ export { parseFormBody } from './login';
 export { type ResolvedSecurity, resolveSecurity, type SecuredAppOptions, type SecurityOptions } from './options';
 export { TokenBuckets } from './rate-limit';
 export { REDACT_PATHS } from './redaction';
-export { assertThreadAvailable } from './tenancy';
 
 /** The Fastify server options security sets: request and connection timeouts, and a redacting logger. */
 export function securedServerOptions(
