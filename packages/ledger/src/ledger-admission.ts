@@ -4,7 +4,7 @@ import { Coalescer, type Waiter } from './coalescer';
 import { sealContext } from './crypto';
 import type { Queryable } from './db';
 import { IdempotencyConflictError, LedgerError, ThreadBusyError } from './errors';
-import { json, LedgerCore, type LedgerOptions } from './ledger-core';
+import { DIGESTED, json, LedgerCore, type LedgerOptions } from './ledger-core';
 import { toJob } from './rows';
 import { checkThreadKey, DEFAULT_TENANT } from './threads';
 import type { AdmitRequest, AdmitResult, Job } from './types';
@@ -34,9 +34,25 @@ export class AdmissionLedger extends LedgerCore {
     this.enqueuedEvents = co === false ? undefined : new Coalescer((batch) => this.enqueuedBatch(batch), inFlight, maxBatch);
   }
 
-  /** The admission row with its input sealed; its fingerprint was computed on the plaintext. */
-  private sealInput(row: AdmissionRow): AdmissionRow {
-    return { ...row, input: this.seal(row.input, sealContext.jobInput(row.jobId)) };
+  /**
+   * The admission row as stored: input and metadata sealed, the idempotency key and the request
+   * fingerprint (computed on the plaintext) as keyed digests, the key also sealed for readers.
+   * Without a codec the row is stored as it is.
+   */
+  private stored(row: AdmissionRow): AdmissionRow {
+    if (!this.crypto) return row;
+    const { jobId, idempotencyKey: key } = row;
+    return {
+      ...row,
+      input: this.seal(row.input, sealContext.jobInput(jobId)),
+      metadata: this.seal(row.metadata, sealContext.jobMetadata(jobId)) as Record<string, unknown>,
+      idempotencyKey: key === null ? null : this.digest(key, DIGESTED.idempotencyKey),
+      idempotencyKeySealed: key === null ? undefined : this.seal(key, sealContext.jobIdempotencyKey(jobId)),
+      // Forms of the same key stored before a rotation or before encryption: the unique index
+      // cannot see them, so admit_jobs.sql skips the row when one exists.
+      olderKeyForms: key === null ? undefined : this.storedForms(key, DIGESTED.idempotencyKey).slice(1),
+      hash: this.digest(row.hash, DIGESTED.requestHash),
+    };
   }
 
   /** Concurrent `admit` calls on the pool, coalesced into one statement each round trip; undefined when off. */
@@ -70,7 +86,7 @@ export class AdmissionLedger extends LedgerCore {
 
   /** Admits one row with its own statement. Insert first: a fresh key (the common case) costs one round trip. */
   private async insertRow(row: AdmissionRow, db: Queryable): Promise<AdmitResult> {
-    const inserted = (await this.q('admit_jobs', admissionParams([this.sealInput(row)], json), db)).rows[0];
+    const inserted = (await this.q('admit_jobs', admissionParams([this.stored(row)], json), db)).rows[0];
     if (inserted) return { job: admittedJob(row, inserted), created: true };
     return this.takenKey(row, db);
   }
@@ -99,7 +115,7 @@ export class AdmissionLedger extends LedgerCore {
       const r = await this.q(
         'admit_jobs',
         admissionParams(
-          batch.map((w) => this.sealInput(w.item)),
+          batch.map((w) => this.stored(w.item)),
           json,
         ),
       );
@@ -118,10 +134,16 @@ export class AdmissionLedger extends LedgerCore {
     await Promise.all(taken);
   }
 
+  /**
+   * The job admitted under `key` for the same request, undefined when there is none, or
+   * IdempotencyConflictError. Keys and fingerprints are compared in every stored form (digests
+   * under each configured key, plaintext), so rows admitted before a key rotation, or before
+   * encryption was turned on, still match. `hash` is the plaintext fingerprint.
+   */
   private async sameRequest(tenant: string, key: string, hash: string, db: Queryable): Promise<Job | undefined> {
-    const row = (await this.q('find_by_idempotency_key', [tenant, key], db)).rows[0];
+    const row = (await this.q('find_by_idempotency_key', [tenant, this.storedForms(key, DIGESTED.idempotencyKey)], db)).rows[0];
     if (!row) return undefined;
-    if (row.request_hash !== hash) throw new IdempotencyConflictError(key, row.job_id);
+    if (!this.storedForms(hash, DIGESTED.requestHash).includes(row.request_hash)) throw new IdempotencyConflictError(key, row.job_id);
     return toJob(row, this.crypto);
   }
 

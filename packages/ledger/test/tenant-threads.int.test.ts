@@ -104,7 +104,7 @@ describe('migration 0004 on a database with rows', () => {
     } finally {
       await client.end();
     }
-    expect(await migrate({ connectionString: url, schema })).toEqual([4]);
+    expect(await migrate({ connectionString: url, schema })).toContain(4);
     const pool = createPool({ connectionString: url, schema, max: 1 });
     try {
       for (const table of ['checkpoints', 'checkpoint_blobs', 'checkpoint_writes']) {
