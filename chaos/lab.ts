@@ -90,8 +90,9 @@ export class Lab {
     });
   }
 
+  /** Checkpoints of a thread of the `default` tenant (the chaos stack runs open). */
   checkpoints(threadId: string): Promise<number> {
-    return countThreadCheckpoints(this.stack.pool, threadId);
+    return countThreadCheckpoints(this.stack.pool, 'default', threadId);
   }
 
   /** What the row shows for a job: entries, bookings, checkpoints, status. */

@@ -21,6 +21,7 @@ const LEDGER_STATUS: Record<LedgerErrorCode, [number, string]> = {
   LEASE_LOST: [409, 'lease_lost'],
   DATABASE_UNAVAILABLE: [503, 'database_unavailable'],
   MIGRATION_FAILED: [503, 'database_not_migrated'],
+  INVALID_REQUEST: [400, 'invalid_request'],
 };
 
 // Fastify's own request errors, by their FST_ code. Their messages are safe to show.

@@ -23,7 +23,9 @@ export const SubmitBody = z
   .object({
     graph: id('graph').describe('Name of a graph in the registry'),
     input: present('input').describe("The graph's input; checked by the graph's validateInput"),
-    threadId: id('threadId').optional().describe('LangGraph thread; default: a new thread named after the job'),
+    threadId: id('threadId')
+      .optional()
+      .describe("The caller's thread (threads are per tenant; must not start with '~'); default: a new thread named after the job"),
     idempotencyKey: id('idempotencyKey').optional().describe('Same key and request → the same job (or send the Idempotency-Key header)'),
     multitask: z.enum(['enqueue', 'reject']).optional().describe('With a busy thread: wait behind its jobs (default) or answer 409 thread_busy'),
     metadata: z.record(z.string(), json).optional(),

@@ -137,11 +137,22 @@ describe('tenant isolation', () => {
     expect((await h.as(KEYS.acme, { url: '/v1/threads/acme-thread-1/state' })).statusCode).toBe(200);
   });
 
-  it("refuses an admission onto another tenant's thread with 409 thread_taken", async () => {
+  it("admits another tenant onto a thread id acme uses as a thread of its own, and says nothing about acme's", async () => {
     const r = await submit(KEYS.globex, { graph: 'echo', input: {}, threadId: 'acme-thread-1' });
-    expect(r.statusCode).toBe(409);
-    expect(r.json().error.code).toBe('thread_taken');
-    expect((await h.db.ledger.list({ threadId: 'acme-thread-1' })).jobs.every((j) => j.tenant === 'acme')).toBe(true);
+    expect(r.statusCode).toBe(202);
+    expect(r.json().threadId).toBe('acme-thread-1');
+    const tenants = (await h.db.ledger.list({ threadId: 'acme-thread-1' })).jobs.map((j) => j.tenant);
+    expect(tenants.sort()).toEqual(['acme', 'globex']);
+    const acmeOnly = (await h.as(KEYS.acme, { url: '/v1/jobs?threadId=acme-thread-1' })).json().jobs;
+    expect(acmeOnly.map((j: { jobId: string }) => j.jobId)).toEqual([acmeJob]);
+  });
+
+  it('refuses a thread id starting with "~" (reserved for per-tenant thread ids) with 400, writing nothing', async () => {
+    const before = (await h.db.ledger.list({ limit: 500 })).jobs.length;
+    const r = await submit(KEYS.acme, { graph: 'echo', input: {}, threadId: '~globex/acme-thread-1' });
+    expect(r.statusCode).toBe(400);
+    expect(r.json().error).toEqual({ code: 'invalid_request', message: expect.stringContaining('must not start with "~"') });
+    expect((await h.db.ledger.list({ limit: 500 })).jobs.length).toBe(before);
   });
 
   it('keeps idempotency keys per tenant: the same key from two tenants makes two jobs', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AesGcmPayloadCodec, isFullySealed, isSealedEnvelope, Ledger, readStoredPayloads } from '@runledger/ledger';
+import { AesGcmPayloadCodec, isFullySealed, isSealedEnvelope, Ledger, readStoredPayloads, requestHash } from '@runledger/ledger';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { waitFor } from '../../../test/support/db';
@@ -59,6 +59,78 @@ describe('encrypted columns', () => {
     expect((await read(job.jobId)).json().input).toEqual({ request: `${MARKER}-old` });
     const withoutOldKey = new Ledger(h.db.ledger.pool, { crypto: AesGcmPayloadCodec.fromSpec(K2) });
     await expect(withoutOldKey.get(job.jobId)).rejects.toThrow(/sealed with key "k1"/);
+  });
+});
+
+describe('columns that carry user data beside the payloads', () => {
+  /** Every stored trace of a job: its row, its events and its effects, as PostgreSQL holds them. */
+  async function storedText(jobId: string): Promise<string> {
+    const r = await h.db.ledger.pool.query(
+      `SELECT (SELECT row_to_json(j)::text FROM jobs j WHERE j.job_id = $1)
+              || coalesce((SELECT string_agg(detail::text, ' ') FROM job_events WHERE job_id = $1), '')
+              || coalesce((SELECT string_agg(row_to_json(e)::text, ' ') FROM effects e WHERE e.job_id = $1), '') AS text`,
+      [jobId],
+    );
+    return r.rows[0].text as string;
+  }
+  /** Puts a job in manual_reconcile with a pending effect, as a worker whose provider call was in doubt would. */
+  async function inDoubt(jobId: string): Promise<void> {
+    const claim = await h.ledger.claim(jobId, 'w-enc');
+    if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
+    await h.ledger.recordEffectIntent(jobId, claim.job.fencingToken, 'book', 'book', 'idem-1');
+    await h.ledger.requireManual(jobId, claim.job.fencingToken, 'effect_in_doubt');
+  }
+  const act = (jobId: string, action: string, payload: object) => h.as(KEYS.acme, { method: 'POST', url: `/v1/jobs/${jobId}/${action}`, payload });
+
+  it('seals metadata, the idempotency key and the notes of cancel, replay and resolve; the API shows them in plaintext', async () => {
+    const tag = `${MARKER}-cols`;
+    const body = { graph: 'approval', input: { request: 'plain' }, metadata: { customer: `${tag}-meta` }, idempotencyKey: `${tag}-idem` };
+    const cancelled = (await submit(body)).json().jobId as string;
+    expect((await act(cancelled, 'cancel', { note: `${tag}-cancel` })).statusCode).toBe(200);
+    const replayed = (await submit({ graph: 'approval', input: { request: 'plain' } })).json().jobId as string;
+    await inDoubt(replayed);
+    expect((await act(replayed, 'replay', { note: `${tag}-replay` })).statusCode).toBe(200);
+    const failed = (await submit({ graph: 'approval', input: { request: 'plain' } })).json().jobId as string;
+    await inDoubt(failed);
+    expect((await act(failed, 'resolve', { outcome: 'failed', note: `${tag}-resolve-failed` })).statusCode).toBe(200);
+    const completed = (await submit({ graph: 'approval', input: { request: 'plain' } })).json().jobId as string;
+    await inDoubt(completed);
+    expect((await act(completed, 'resolve', { outcome: 'completed', note: `${tag}-resolve-done` })).statusCode).toBe(200);
+
+    for (const jobId of [cancelled, replayed, failed, completed]) expect(await storedText(jobId)).not.toContain(tag);
+    const job = (await read(cancelled)).json();
+    expect([job.metadata, job.idempotencyKey]).toEqual([{ customer: `${tag}-meta` }, `${tag}-idem`]);
+    const events = async (jobId: string) => JSON.stringify((await h.as(KEYS.acme, { url: `/v1/jobs/${jobId}/events` })).json());
+    expect(await events(cancelled)).toContain(`${tag}-cancel`);
+    expect(await events(replayed)).toContain(`${tag}-replay`);
+    expect(JSON.stringify((await read(replayed)).json().effects)).toContain(`${tag}-replay`);
+    expect(await events(failed)).toContain(`${tag}-resolve-failed`);
+    expect((await read(failed)).json().error).toMatchObject({ code: 'resolved_failed', message: `${tag}-resolve-failed` });
+    expect(await events(completed)).toContain(`${tag}-resolve-done`);
+  });
+
+  it('keys the request fingerprint: it is not the unkeyed SHA-256 of the request', async () => {
+    const body = { graph: 'approval', input: { request: `${MARKER}-hash` }, idempotencyKey: 'enc-hash-1' };
+    const jobId = (await submit(body)).json().jobId as string;
+    const stored = (await h.db.ledger.pool.query('SELECT request_hash FROM jobs WHERE job_id = $1', [jobId])).rows[0].request_hash;
+    expect(stored).not.toBe(requestHash({ graph: body.graph, input: body.input }));
+    expect(stored).not.toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('keeps idempotency across processes with the same keys, and across a rotation', async () => {
+    const body = { graph: 'approval', input: { request: `${MARKER}-rot` }, idempotencyKey: 'enc-rotation-1' };
+    const beforeRotation = new Ledger(h.db.ledger.pool, { crypto: AesGcmPayloadCodec.fromSpec(K1) });
+    const { job } = await beforeRotation.admit({ ...body, tenant: 'acme' });
+    // Another process with the same configuration.
+    const sameKeys = new Ledger(h.db.ledger.pool, { crypto: AesGcmPayloadCodec.fromSpec(K1) });
+    expect(await sameKeys.admit({ ...body, tenant: 'acme' })).toMatchObject({ created: false, job: { jobId: job.jobId } });
+    // After rotation (k2 seals, k1 still listed), through the API.
+    const again = await submit(body);
+    expect([again.statusCode, again.json().jobId]).toEqual([200, job.jobId]);
+    expect((await submit({ ...body, input: { request: `${MARKER}-rot-other` } })).statusCode).toBe(409);
+    expect(
+      (await h.db.ledger.list({ tenant: 'acme', limit: 500 })).jobs.filter((j) => j.jobId !== job.jobId && j.idempotencyKey === job.idempotencyKey),
+    ).toEqual([]);
   });
 });
 

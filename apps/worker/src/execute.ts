@@ -1,5 +1,5 @@
 import { Command, INTERRUPT, RunControl } from '@langchain/langgraph';
-import { FencedPostgresSaver, type Job, type Ledger } from '@runledger/ledger';
+import { FencedPostgresSaver, type Job, type Ledger, langGraphThreadId } from '@runledger/ledger';
 import { type DeliveryData, deliver } from '@runledger/queue';
 import type { GraphRegistry, RunContext, RunnableGraph } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
@@ -40,6 +40,14 @@ export async function redeliver(deps: Pick<ExecuteDeps, 'ledger' | 'queue' | 'lo
   } catch (err) {
     deps.log('warn', 'redelivery failed; the reconciler will deliver', { jobId, error: (err as Error).message });
   }
+}
+
+/**
+ * The LangGraph config naming the job's thread: the thread of its tenant (`langGraphThreadId`),
+ * so two tenants' threads of the same id never share checkpoints.
+ */
+function threadOf(job: Job): { configurable: { thread_id: string } } {
+  return { configurable: { thread_id: langGraphThreadId(job.tenant, job.threadId) } };
 }
 
 function crashHere(deps: ExecuteDeps, point: string): void {
@@ -98,8 +106,8 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   const ctx: RunContext = { jobId, threadId: job.threadId, fencingToken: token, attempt: job.attempt, ledger, signal };
   // outputKeys: invoke returns the same channels getState reads as `values` (settle uses them).
   const outputKeys = stateKeys(graph);
-  const config = { configurable: { thread_id: job.threadId, runledger: ctx }, signal, control, durability: 'sync', recursionLimit: 10_000, outputKeys };
-  const state = job.firstCheckpointAt ? await graph.getState({ configurable: { thread_id: job.threadId } }) : undefined;
+  const config = { configurable: { ...threadOf(job).configurable, runledger: ctx }, signal, control, durability: 'sync', recursionLimit: 10_000, outputKeys };
+  const state = job.firstCheckpointAt ? await graph.getState(threadOf(job)) : undefined;
   const readEffects = !job.firstCheckpointAt && claimed.mayHavePendingEffects;
   const decision = decide(job, readEffects ? await ledger.pendingEffects(jobId) : [], state);
   log('info', `decision: ${decision.action}`);
@@ -136,7 +144,7 @@ async function applyDecision(deps: ExecuteDeps, job: Job, d: Decision, getState:
       await ledger.park(jobId, token, d.interrupts);
       return undefined;
     case 'complete_finished': {
-      const state = await getState({ configurable: { thread_id: job.threadId } });
+      const state = await getState(threadOf(job));
       await ledger.complete(jobId, token, state.values ?? null, { decision: 'already_finished' });
       return undefined;
     }
@@ -176,7 +184,7 @@ async function settle(deps: ExecuteDeps, job: Job, graph: RunnableGraph, d: Deci
     await deps.ledger.complete(job.jobId, job.fencingToken, output);
     return { outcome: 'completed', decision: d.action };
   }
-  const state = await graph.getState({ configurable: { thread_id: job.threadId } });
+  const state = await graph.getState(threadOf(job));
   const interrupts = pendingInterrupts(state);
   if (interrupts.length > 0) {
     await deps.ledger.park(job.jobId, job.fencingToken, interrupts);
@@ -216,7 +224,7 @@ async function handleFailure(
         });
         return { outcome: 'manual_reconcile', decision: d.action };
       case 'error': {
-        const node = await failedNode(graph, job.threadId);
+        const node = await failedNode(graph, job);
         const error: Record<string, unknown> = { ...failure.error, node, attempt: job.attempt };
         if (job.attempt >= job.maxAttempts) {
           await ledger.fail(jobId, token, { ...error, attemptsExhausted: true });
@@ -235,10 +243,10 @@ async function handleFailure(
   }
 }
 
-/** The node whose task recorded an error on the thread's current state, when LangGraph kept one. */
-async function failedNode(graph: RunnableGraph, threadId: string): Promise<string | null> {
+/** The node whose task recorded an error on the LangGraph thread's current state, when LangGraph kept one. */
+async function failedNode(graph: RunnableGraph, job: Job): Promise<string | null> {
   try {
-    const state = await graph.getState({ configurable: { thread_id: threadId } });
+    const state = await graph.getState(threadOf(job));
     return state.tasks.find((t) => t.error)?.name ?? null;
   } catch {
     return null;

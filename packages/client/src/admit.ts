@@ -5,8 +5,9 @@ export interface AdmitOptions {
   /** The ledger's schema (DB_SCHEMA). Default `public`. */
   schema?: string;
   /**
-   * The producer's RUNLEDGER_ENCRYPTION_KEY (`kid:base64key[,…]`): when set, the input is sealed
-   * at rest as the producer seals it. Default none: stored as plain jsonb. A malformed value throws
+   * The producer's RUNLEDGER_ENCRYPTION_KEY (`kid:base64key[,…]`): when set, the input and the
+   * metadata are sealed at rest and the idempotency key and request fingerprint stored as keyed
+   * digests, as the producer stores them. Default none: stored as plain jsonb. A malformed value throws
    * before anything is written.
    */
   encryptionKey?: string;

@@ -8,7 +8,7 @@ export interface SubmitRequest {
   graph: string;
   /** The graph's input (null for none). */
   input: unknown;
-  /** LangGraph thread; default: a new thread named after the job. */
+  /** The caller's thread (per tenant; must not start with `~`); default: a new thread named after the job. */
   threadId?: string;
   /** Same key and request → the same job. `submit` generates one when absent. */
   idempotencyKey?: string;

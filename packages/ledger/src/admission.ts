@@ -14,9 +14,17 @@ export interface AdmissionRow {
   metadata: Record<string, unknown>;
   maxAttempts: number;
   timeoutMs: number | null;
+  /** The plaintext key sealed, stored beside its digest when encryption is on (admit_jobs $11). */
+  idempotencyKeySealed?: unknown;
+  /** Other stored forms of the key (older keys' digests, the plaintext) that also make it taken (admit_jobs $12). */
+  olderKeyForms?: string[];
 }
 
-/** The row for a request: a new job id, the thread (default: the job id) and the request fingerprint. */
+/**
+ * The row for a request, in plaintext: a new job id, the thread (default: the job id) and the
+ * request fingerprint (unkeyed SHA-256; the ledger keys it and the idempotency key, and seals
+ * input and metadata, before they are stored).
+ */
 export function admissionRow(req: AdmitRequest): AdmissionRow {
   const jobId = randomUUID();
   const { graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs } = req;
@@ -48,6 +56,8 @@ export function admissionParams(rows: readonly AdmissionRow[], encode: (v: unkno
     rows.map((r) => encode(r.metadata)),
     rows.map((r) => r.maxAttempts),
     rows.map((r) => r.timeoutMs),
+    rows.map((r) => encode(r.idempotencyKeySealed)),
+    rows.map((r) => encode(r.olderKeyForms)),
   ];
 }
 

@@ -1,7 +1,8 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
- * Seals and opens the payload columns (job input, job result, effect results) of the ledger.
+ * Seals and opens the payload columns (job input, job result, effect results …) of the ledger,
+ * and computes the keyed digests of the columns looked up by equality.
  * `context` names the column and row ("jobs.input:<jobId>") and is bound to the ciphertext as
  * associated data, so a sealed value copied into another row or column fails to open.
  */
@@ -10,6 +11,14 @@ export interface PayloadCodec {
   seal(value: unknown, context: string): unknown;
   /** The plaintext of a stored value; values that are not sealed pass through unchanged. Throws when a sealed value cannot be opened. */
   open(stored: unknown, context: string): unknown;
+  /**
+   * Keyed digests of `value` for a column that needs equality lookups (an idempotency key, the
+   * request fingerprint): `<kid>:<hex HMAC-SHA-256>`, one per configured key, the current key's
+   * first (the one to store; the others match rows stored before a rotation). Deterministic, so
+   * every process with the same keys computes the same digests. `purpose` names the column, and
+   * each (key, purpose) has a key of its own, so equal values in two columns do not match.
+   */
+  digests(value: string, purpose: string): string[];
 }
 
 /** How a sealed value sits in its jsonb column. `kid` names the key that sealed it, so keys can rotate. */
@@ -77,13 +86,28 @@ export function parseEncryptionKeys(spec: string): EncryptionKey[] {
 export class AesGcmPayloadCodec implements PayloadCodec {
   private readonly byId: Map<string, Buffer>;
   private readonly current: EncryptionKey;
+  private readonly keys: readonly EncryptionKey[];
+  /** HMAC keys by `<kid>/<purpose>`, derived with HKDF so the AES key itself never keys an HMAC. */
+  private readonly macKeys = new Map<string, Buffer>();
 
   /** Throws when `keys` is empty. */
   constructor(keys: readonly EncryptionKey[]) {
     const first = keys[0];
     if (!first) throw new Error('AesGcmPayloadCodec needs at least one key');
     this.current = first;
+    this.keys = [...keys];
     this.byId = new Map(keys.map((k) => [k.kid, k.key]));
+  }
+
+  digests(value: string, purpose: string): string[] {
+    return this.keys.map(({ kid, key }) => {
+      let macKey = this.macKeys.get(`${kid}/${purpose}`);
+      if (!macKey) {
+        macKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `runledger digest ${purpose}`, 32));
+        this.macKeys.set(`${kid}/${purpose}`, macKey);
+      }
+      return `${kid}:${createHmac('sha256', macKey).update(value, 'utf8').digest('hex')}`;
+    });
   }
 
   /** A codec from a RUNLEDGER_ENCRYPTION_KEY value; throws like parseEncryptionKeys. */
@@ -131,6 +155,13 @@ export const sealContext = {
   effectResult: (jobId: string, effectKey: string) => `effects.result:${jobId}:${effectKey}`,
   jobInterrupt: (jobId: string) => `jobs.interrupt:${jobId}`,
   jobResumeValue: (jobId: string) => `jobs.resume_value:${jobId}`,
+  jobMetadata: (jobId: string) => `jobs.metadata:${jobId}`,
+  /** The plaintext idempotency key, kept beside its digest so readers can be shown it. */
+  jobIdempotencyKey: (jobId: string) => `jobs.idempotency_key_sealed:${jobId}`,
+  /** A field of the job's error (a resolve note). */
+  jobError: (jobId: string, field: string) => `jobs.error.${field}:${jobId}`,
+  /** A field of an effect's error (the note of the replay that abandoned it). */
+  effectError: (jobId: string, field: string) => `effects.error.${field}:${jobId}`,
   /** A payload inside an event's detail (the interrupt it parked on, the resume value it was given). */
   eventDetail: (jobId: string, field: string) => `job_events.detail.${field}:${jobId}`,
 };

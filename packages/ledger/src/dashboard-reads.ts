@@ -45,9 +45,9 @@ export class DashboardReads {
     }
   }
 
-  /** How many checkpoints the thread has (root namespace) and the latest one's id. */
-  async threadCheckpoints(threadId: string): Promise<{ count: number; latestId: string | null }> {
-    const row = (await this.q('count_thread_checkpoints', [threadId])).rows[0];
+  /** How many checkpoints the tenant's thread has (root namespace) and the latest one's id. */
+  async threadCheckpoints(tenant: string, threadId: string): Promise<{ count: number; latestId: string | null }> {
+    const row = (await this.q('count_thread_checkpoints', [tenant, threadId])).rows[0];
     return { count: Number(row?.count ?? 0), latestId: (row?.latest_id as string | null) ?? null };
   }
 

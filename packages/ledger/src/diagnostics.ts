@@ -15,13 +15,13 @@ export async function serverVersion(db: Queryable): Promise<{ version: string; v
 }
 
 /**
- * How many checkpoints LangGraph holds for `threadId` (root namespace) in the ledger's schema.
+ * How many checkpoints LangGraph holds for `tenant`'s thread `threadId` (root namespace) in the ledger's schema.
  * Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached, and the driver's
  * error when the checkpoint tables are missing (run the migrations).
  */
-export async function countThreadCheckpoints(db: Queryable, threadId: string): Promise<number> {
+export async function countThreadCheckpoints(db: Queryable, tenant: string, threadId: string): Promise<number> {
   try {
-    return Number((await db.query(sql('count_thread_checkpoints'), [threadId])).rows[0]?.count ?? 0);
+    return Number((await db.query(sql('count_thread_checkpoints'), [tenant, threadId])).rows[0]?.count ?? 0);
   } catch (err) {
     throw wrapDbError(err);
   }

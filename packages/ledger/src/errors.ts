@@ -5,7 +5,9 @@ export type LedgerErrorCode =
   | 'NOT_FOUND'
   | 'THREAD_BUSY'
   | 'DATABASE_UNAVAILABLE'
-  | 'MIGRATION_FAILED';
+  | 'MIGRATION_FAILED'
+  /** A request the ledger refuses as it is (a reserved thread id, a malformed tenant); nothing was written. */
+  | 'INVALID_REQUEST';
 
 /** Base of every error the ledger throws; `code` is stable and safe to branch on. */
 export class LedgerError extends Error {

@@ -37,6 +37,7 @@ export { connectionStringPassword, createRedactor, REDACTED, type Redactor, reda
 export { pruneFinishedThreads, type RetentionOptions, type RetentionReport } from './retention';
 export { ALL_STATUSES, canTransition, isTerminal, JobStatus, LEASED_STATUSES, TERMINAL_STATUSES, TRANSITIONS } from './states';
 export { storageStats, type TableStorage } from './storage-stats';
+export { checkThreadKey, DEFAULT_TENANT, langGraphThreadId, RESERVED_THREAD_PREFIX } from './threads';
 export { readTraceContext, recordTraceContext } from './trace-context';
 export type * from './types';
 export { listWorkers, type WorkerInfo } from './workers';

@@ -4,8 +4,9 @@ import { Coalescer, type Waiter } from './coalescer';
 import { sealContext } from './crypto';
 import type { Queryable } from './db';
 import { IdempotencyConflictError, LedgerError, ThreadBusyError } from './errors';
-import { json, LedgerCore, type LedgerOptions } from './ledger-core';
+import { DIGESTED, json, LedgerCore, type LedgerOptions } from './ledger-core';
 import { toJob } from './rows';
+import { checkThreadKey, DEFAULT_TENANT } from './threads';
 import type { AdmitRequest, AdmitResult, Job } from './types';
 
 type EnqueuedMark = { jobId: string; deliveries: number; deliveryId: string };
@@ -33,9 +34,25 @@ export class AdmissionLedger extends LedgerCore {
     this.enqueuedEvents = co === false ? undefined : new Coalescer((batch) => this.enqueuedBatch(batch), inFlight, maxBatch);
   }
 
-  /** The admission row with its input sealed; its fingerprint was computed on the plaintext. */
-  private sealInput(row: AdmissionRow): AdmissionRow {
-    return { ...row, input: this.seal(row.input, sealContext.jobInput(row.jobId)) };
+  /**
+   * The admission row as stored: input and metadata sealed, the idempotency key and the request
+   * fingerprint (computed on the plaintext) as keyed digests, the key also sealed for readers.
+   * Without a codec the row is stored as it is.
+   */
+  private stored(row: AdmissionRow): AdmissionRow {
+    if (!this.crypto) return row;
+    const { jobId, idempotencyKey: key } = row;
+    return {
+      ...row,
+      input: this.seal(row.input, sealContext.jobInput(jobId)),
+      metadata: this.seal(row.metadata, sealContext.jobMetadata(jobId)) as Record<string, unknown>,
+      idempotencyKey: key === null ? null : this.digest(key, DIGESTED.idempotencyKey),
+      idempotencyKeySealed: key === null ? undefined : this.seal(key, sealContext.jobIdempotencyKey(jobId)),
+      // Forms of the same key stored before a rotation or before encryption: the unique index
+      // cannot see them, so admit_jobs.sql skips the row when one exists.
+      olderKeyForms: key === null ? undefined : this.storedForms(key, DIGESTED.idempotencyKey).slice(1),
+      hash: this.digest(row.hash, DIGESTED.requestHash),
+    };
   }
 
   /** Concurrent `admit` calls on the pool, coalesced into one statement each round trip; undefined when off. */
@@ -43,10 +60,12 @@ export class AdmissionLedger extends LedgerCore {
 
   /**
    * Records an admission. Same tenant + key + request → the same job (`created: false`); another
-   * request → IdempotencyConflictError. Concurrent calls without `db` share statements (see
+   * request → IdempotencyConflictError; a thread id starting with `~` or a malformed tenant →
+   * LedgerError INVALID_REQUEST (see threads.ts). Concurrent calls without `db` share statements (see
    * `coalesceAdmissions`); each still answers only after its own row committed, with its own error.
    */
   async admit(req: AdmitRequest, db?: Queryable): Promise<AdmitResult> {
+    checkThreadKey(req.tenant ?? DEFAULT_TENANT, req.threadId);
     if (req.multitask === 'reject' && !db) return this.inTransaction((client) => this.admit(req, client));
     if (!db && this.admissions) return this.admissions.submit(admissionRow(req));
     return this.admitWith(req, db ?? this.pool);
@@ -54,12 +73,12 @@ export class AdmissionLedger extends LedgerCore {
 
   private async admitWith(req: AdmitRequest, db: Queryable, row = admissionRow(req)): Promise<AdmitResult> {
     if (req.multitask === 'reject') {
-      await this.q('lock_thread', [row.threadId], db);
+      await this.q('lock_thread', [row.tenant, row.threadId], db);
       if (row.idempotencyKey) {
         const existing = await this.sameRequest(row.tenant, row.idempotencyKey, row.hash, db);
         if (existing) return { job: existing, created: false };
       }
-      const open = await this.q('find_open_job_of_thread', [row.threadId], db);
+      const open = await this.q('find_open_job_of_thread', [row.tenant, row.threadId], db);
       if (open.rows[0]) throw new ThreadBusyError(row.threadId, open.rows[0].job_id);
     }
     return this.insertRow(row, db);
@@ -67,7 +86,7 @@ export class AdmissionLedger extends LedgerCore {
 
   /** Admits one row with its own statement. Insert first: a fresh key (the common case) costs one round trip. */
   private async insertRow(row: AdmissionRow, db: Queryable): Promise<AdmitResult> {
-    const inserted = (await this.q('admit_jobs', admissionParams([this.sealInput(row)], json), db)).rows[0];
+    const inserted = (await this.q('admit_jobs', admissionParams([this.stored(row)], json), db)).rows[0];
     if (inserted) return { job: admittedJob(row, inserted), created: true };
     return this.takenKey(row, db);
   }
@@ -96,7 +115,7 @@ export class AdmissionLedger extends LedgerCore {
       const r = await this.q(
         'admit_jobs',
         admissionParams(
-          batch.map((w) => this.sealInput(w.item)),
+          batch.map((w) => this.stored(w.item)),
           json,
         ),
       );
@@ -115,10 +134,16 @@ export class AdmissionLedger extends LedgerCore {
     await Promise.all(taken);
   }
 
+  /**
+   * The job admitted under `key` for the same request, undefined when there is none, or
+   * IdempotencyConflictError. Keys and fingerprints are compared in every stored form (digests
+   * under each configured key, plaintext), so rows admitted before a key rotation, or before
+   * encryption was turned on, still match. `hash` is the plaintext fingerprint.
+   */
   private async sameRequest(tenant: string, key: string, hash: string, db: Queryable): Promise<Job | undefined> {
-    const row = (await this.q('find_by_idempotency_key', [tenant, key], db)).rows[0];
+    const row = (await this.q('find_by_idempotency_key', [tenant, this.storedForms(key, DIGESTED.idempotencyKey)], db)).rows[0];
     if (!row) return undefined;
-    if (row.request_hash !== hash) throw new IdempotencyConflictError(key, row.job_id);
+    if (!this.storedForms(hash, DIGESTED.requestHash).includes(row.request_hash)) throw new IdempotencyConflictError(key, row.job_id);
     return toJob(row, this.crypto);
   }
 

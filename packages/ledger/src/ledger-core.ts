@@ -7,8 +7,9 @@ export interface LedgerOptions {
   /** Lease length judged by the database clock. Default 6000 ms. */
   leaseTtlMs?: number;
   /**
-   * Encryption at rest of job input, job result and effect results (AesGcmPayloadCodec from
-   * RUNLEDGER_ENCRYPTION_KEY): sealed on write, opened on read. Default none: stored as plain jsonb.
+   * Encryption at rest (AesGcmPayloadCodec from RUNLEDGER_ENCRYPTION_KEY): payloads, metadata and
+   * notes sealed on write and opened on read, idempotency keys and request fingerprints stored as
+   * keyed digests. Default none: stored as they are.
    */
   crypto?: PayloadCodec;
   /**
@@ -39,6 +40,9 @@ const PREPARED = new Set([
 
 export const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 
+/** The columns stored as keyed digests when encryption is on (PayloadCodec.digests' `purpose`). */
+export const DIGESTED = { idempotencyKey: 'jobs.idempotency_key', requestHash: 'jobs.request_hash' } as const;
+
 /** What every part of the ledger shares: the pool, the payload codec, and how a statement runs. */
 export class LedgerCore {
   readonly leaseTtlMs: number;
@@ -60,6 +64,19 @@ export class LedgerCore {
   /** The stored form of a payload column: sealed when a codec is set; undefined stays undefined (SQL NULL, "unchanged"). */
   protected seal(value: unknown, context: string): unknown {
     return value === undefined || !this.crypto ? value : this.crypto.seal(value, context);
+  }
+
+  /** The stored form of a digested column: the current key's digest when a codec is set, else the value itself. */
+  protected digest(value: string, purpose: string): string {
+    return this.crypto ? (this.crypto.digests(value, purpose)[0] as string) : value;
+  }
+
+  /**
+   * Every stored form `value` may have: its digest under each configured key (rows stored before
+   * a rotation) and the value itself (rows stored while encryption was off).
+   */
+  protected storedForms(value: string, purpose: string): string[] {
+    return this.crypto ? [...this.crypto.digests(value, purpose), value] : [value];
   }
 
   protected async q(name: string, values: unknown[], db: Queryable = this.pool): Promise<pg.QueryResult> {

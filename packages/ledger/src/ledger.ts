@@ -163,10 +163,15 @@ export class Ledger extends AdmissionLedger {
     throw new InvalidTransitionError(jobId, current.status, action);
   }
 
+  /** A person's note as stored in an event's detail: sealed when encryption is on (it may carry anything). */
+  private eventNote(jobId: string, note: string | undefined): unknown {
+    return this.seal(note, sealContext.eventDetail(jobId, 'note'));
+  }
+
   /** Cancels a job that has not finished; a running attempt loses its lease and stops. */
   cancel(jobId: string, tenant?: string, note?: string): Promise<Job> {
     const from: JobStatus[] = ['accepted', 'starting', 'running', 'interrupted', 'recovery_required', 'manual_reconcile'];
-    return this.operate(jobId, tenant, from, 'cancelled', 'cancelled', 'cancel', { detail: { note }, reason: 'cancelled' });
+    return this.operate(jobId, tenant, from, 'cancelled', 'cancelled', 'cancel', { detail: { note: this.eventNote(jobId, note) }, reason: 'cancelled' });
   }
 
   /** interrupted → accepted, carrying the value for `Command({ resume })`. */
@@ -189,21 +194,23 @@ export class Ledger extends AdmissionLedger {
         'accepted',
         'replay_requested',
         'replay',
-        { detail: { note }, reason: 'operator_replay' },
+        { detail: { note: this.eventNote(jobId, note) }, reason: 'operator_replay' },
         client,
       );
-      await this.q('abandon_pending_effects', [jobId, note ?? null], client);
+      await this.q('abandon_pending_effects', [jobId, json(this.seal(note, sealContext.effectError(jobId, 'note')) ?? null)], client);
       return job;
     });
   }
 
   /** manual_reconcile → completed or failed, recorded by a person. */
   resolve(jobId: string, outcome: 'completed' | 'failed', note?: string, tenant?: string, result?: unknown): Promise<Job> {
-    const extra =
-      outcome === 'completed'
-        ? { result: result ?? { resolvedBy: 'operator', note } }
-        : { error: { code: 'resolved_failed', message: note ?? 'Resolved as failed by an operator' } };
-    return this.operate(jobId, tenant, ['manual_reconcile'], outcome, 'resolved', 'resolve', { ...extra, detail: { outcome, note } });
+    // The note is sealed wherever it lands (result, error message, event) when encryption is on.
+    const message = note === undefined ? 'Resolved as failed by an operator' : this.seal(note, sealContext.jobError(jobId, 'message'));
+    const extra = outcome === 'completed' ? { result: result ?? { resolvedBy: 'operator', note } } : { error: { code: 'resolved_failed', message } };
+    return this.operate(jobId, tenant, ['manual_reconcile'], outcome, 'resolved', 'resolve', {
+      ...extra,
+      detail: { outcome, note: this.eventNote(jobId, note) },
+    });
   }
 
   /** Expired leases → recovery_required; lists jobs with no recent delivery. Safe with many callers. */

@@ -8,17 +8,33 @@ const num = (v: unknown): number => Number(v);
 /** The plaintext of a payload column: opened with `codec` when one is given, else as stored. */
 const open = (codec: PayloadCodec | undefined, stored: unknown, context: string): unknown => (codec ? codec.open(stored, context) : stored);
 
-/** Maps a `jobs` row; `codec` opens the sealed input, result, interrupt and resume value. */
+/**
+ * The fields of a stored object (an event's detail, an error) with each sealed field opened under
+ * `context(field)`; anything else as stored. Only some fields are sealed (a note), so each is
+ * opened on its own.
+ */
+function openFields(codec: PayloadCodec | undefined, stored: unknown, context: (field: string) => string): unknown {
+  if (!codec || stored === null || typeof stored !== 'object' || Array.isArray(stored)) return stored;
+  return Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, codec.open(v, context(k))]));
+}
+
+/**
+ * Maps a `jobs` row; `codec` opens the sealed input, result, interrupt, resume value, metadata,
+ * idempotency key (its sealed copy: the key column holds a digest then) and error notes.
+ */
 export function toJob(r: Row, codec?: PayloadCodec): Job {
+  const jobId = r.job_id as string;
+  const sealedKey = r.idempotency_key_sealed ?? null;
   return {
-    jobId: r.job_id as string,
+    jobId,
     seq: num(r.seq),
     tenant: r.tenant as string,
-    idempotencyKey: (r.idempotency_key as string | null) ?? null,
+    idempotencyKey:
+      codec && sealedKey !== null ? (codec.open(sealedKey, sealContext.jobIdempotencyKey(jobId)) as string) : ((r.idempotency_key as string | null) ?? null),
     graph: r.graph as string,
     threadId: r.thread_id as string,
     input: open(codec, r.input, sealContext.jobInput(r.job_id as string)),
-    metadata: (r.metadata as Record<string, unknown>) ?? {},
+    metadata: (open(codec, r.metadata ?? {}, sealContext.jobMetadata(jobId)) as Record<string, unknown>) ?? {},
     status: r.status as Job['status'],
     attempt: num(r.attempt),
     maxAttempts: num(r.max_attempts),
@@ -30,7 +46,7 @@ export function toJob(r: Row, codec?: PayloadCodec): Job {
     resumeValue: open(codec, r.resume_value ?? null, sealContext.jobResumeValue(r.job_id as string)),
     recoveryReason: (r.recovery_reason as string | null) ?? null,
     result: open(codec, r.result ?? null, sealContext.jobResult(r.job_id as string)),
-    error: r.error ?? null,
+    error: openFields(codec, r.error ?? null, (field) => sealContext.jobError(jobId, field)),
     interrupt: open(codec, r.interrupt ?? null, sealContext.jobInterrupt(r.job_id as string)),
     deliveries: num(r.deliveries),
     deliveryId: (r.delivery_id as string | null) ?? null,
@@ -43,11 +59,10 @@ export function toJob(r: Row, codec?: PayloadCodec): Job {
   };
 }
 
-/** Maps a `job_events` row; `codec` opens the sealed payloads of its detail (an interrupt, a resume value). */
+/** Maps a `job_events` row; `codec` opens the sealed payloads of its detail (an interrupt, a resume value, a note). */
 export function toEvent(r: Row, codec?: PayloadCodec): JobEvent {
-  const stored = (r.detail as Record<string, unknown>) ?? {};
   const jobId = r.job_id as string;
-  const detail = codec ? Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, open(codec, v, sealContext.eventDetail(jobId, k))])) : stored;
+  const detail = openFields(codec, r.detail ?? {}, (field) => sealContext.eventDetail(jobId, field)) as Record<string, unknown>;
   return {
     eventId: num(r.event_id),
     jobId: r.job_id as string,
@@ -60,7 +75,7 @@ export function toEvent(r: Row, codec?: PayloadCodec): JobEvent {
   };
 }
 
-/** Maps an `effects` row; `codec` opens the sealed result. */
+/** Maps an `effects` row; `codec` opens the sealed result and error notes. */
 export function toEffect(r: Row, codec?: PayloadCodec): Effect {
   return {
     jobId: r.job_id as string,
@@ -71,7 +86,7 @@ export function toEffect(r: Row, codec?: PayloadCodec): Effect {
     attempts: num(r.attempts),
     fencingToken: num(r.fencing_token),
     result: open(codec, r.result ?? null, sealContext.effectResult(r.job_id as string, r.effect_key as string)),
-    error: r.error ?? null,
+    error: openFields(codec, r.error ?? null, (field) => sealContext.effectError(r.job_id as string, field)),
     createdAt: r.created_at as Date,
     updatedAt: r.updated_at as Date,
   };

@@ -17,7 +17,9 @@ const winners = (results: ClaimResult[]) => results.filter((r) => r.ok);
 
 /** Leased jobs per thread right now; more than one is the bug this file hunts. */
 async function doublyLeasedThreads(): Promise<unknown[]> {
-  const r = await db.ledger.pool.query("SELECT thread_id, count(*) FROM jobs WHERE status IN ('starting', 'running') GROUP BY thread_id HAVING count(*) > 1");
+  const r = await db.ledger.pool.query(
+    "SELECT tenant, thread_id, count(*) FROM jobs WHERE status IN ('starting', 'running') GROUP BY tenant, thread_id HAVING count(*) > 1",
+  );
   return r.rows;
 }
 

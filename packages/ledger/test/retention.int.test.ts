@@ -4,7 +4,7 @@ import { Annotation, START, StateGraph } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDb, testDb } from '../../../test/support/db';
-import { type JobStatus, pruneFinishedThreads } from '../src/index';
+import { type JobStatus, langGraphThreadId, pruneFinishedThreads } from '../src/index';
 import { jobIn } from './support/jobs';
 
 let db: TestDb;
@@ -75,6 +75,20 @@ describe('pruneFinishedThreads', () => {
     const pruned = await db.ledger.pool.query('SELECT count(*) FROM jobs WHERE thread_id = $1 AND pruned_at IS NOT NULL', ['t-old']);
     expect(Number(pruned.rows[0].count)).toBe(3);
     expect({ open: await counts('t-open'), recent: await counts('t-recent'), running: await counts('t-running') }).toEqual(untouched);
+  });
+
+  it("prunes a tenant's finished thread under its own LangGraph thread id, whatever another tenant does with the same id", async () => {
+    const done = await jobIn(db.ledger, 'completed', { tenant: 'acme', threadId: 't-both' });
+    await runGraph(langGraphThreadId('acme', 't-both'));
+    await db.ledger.pool.query('UPDATE jobs SET completed_at = now() - make_interval(days => 10) WHERE job_id = $1', [done.job.jobId]);
+    await jobIn(db.ledger, 'running', { tenant: 'globex', threadId: 't-both' });
+    await runGraph(langGraphThreadId('globex', 't-both'));
+    const globex = await counts(langGraphThreadId('globex', 't-both'));
+    expect((await counts(langGraphThreadId('acme', 't-both'))).checkpoints).toBeGreaterThan(0);
+
+    expect(await pruneFinishedThreads(db.ledger.pool, { olderThanDays: 7 })).toMatchObject({ threads: 1, jobs: 1 });
+    expect(await counts(langGraphThreadId('acme', 't-both'))).toMatchObject({ checkpoints: 0, blobs: 0, writes: 0 });
+    expect(await counts(langGraphThreadId('globex', 't-both'))).toEqual(globex);
   });
 
   it('removes nothing on a second pass and refuses a non-positive age', async () => {

@@ -59,7 +59,11 @@ function details(job: Job): Array<[string, string]> {
 export async function showJob(ctx: CliContext, jobId: string, json = false): Promise<void> {
   const { ledger, paint } = ctx;
   const job = await ledger.get(jobId);
-  const [events, effects, checkpoints] = await Promise.all([ledger.events(jobId), ledger.effects(jobId), countThreadCheckpoints(ledger.pool, job.threadId)]);
+  const [events, effects, checkpoints] = await Promise.all([
+    ledger.events(jobId),
+    ledger.effects(jobId),
+    countThreadCheckpoints(ledger.pool, job.tenant, job.threadId),
+  ]);
   if (json) {
     ctx.print(JSON.stringify({ job, events, effects, checkpoints }));
     return;

@@ -64,7 +64,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: RouteDeps): Pr
     const [events, effects, checkpoints, annotations] = await Promise.all([
       ledger.events(jobId),
       ledger.effects(jobId),
-      reads.threadCheckpoints(job.threadId),
+      reads.threadCheckpoints(job.tenant, job.threadId),
       reads.jobAnnotations(jobId),
     ]);
     const done = field(q, 'done') as DashboardAction | undefined;

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import type { RouteDeps } from '../options';
 import { Admission, ErrorBody, EventList, JobDetail, JobIdParams, JobList, ListQuery, SubmitBody, SubmitHeaders } from '../schemas';
-import { admissionTenant, assertThreadAvailable, checkMetadataSize, tenantScope } from '../security';
+import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
 import { admissionView, eventView, jobDetail, jobView } from '../views';
 
 const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, 422: ErrorBody, 503: ErrorBody };
@@ -37,7 +37,6 @@ export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<
       const problem = graph.validateInput?.(body.input);
       if (problem) throw new ApiError(422, 'invalid_input', problem);
       checkMetadataSize(request, body.metadata);
-      await assertThreadAvailable(ledger, request, body.threadId);
 
       // The tenant comes from the caller's key, never from the body (SubmitBody is strict).
       const admission = { ...body, idempotencyKey: body.idempotencyKey ?? headerKey, tenant: admissionTenant(request) };

@@ -1,4 +1,4 @@
-import { OneStatementPostgresSaver } from '@runledger/ledger';
+import { langGraphThreadId, OneStatementPostgresSaver } from '@runledger/ledger';
 import type { RunnableGraph } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
@@ -38,7 +38,8 @@ export async function threadRoutes(app: FastifyInstance, deps: RouteDeps): Promi
         graph = definition.build(saver);
         compiled.set(definition.name, graph);
       }
-      const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+      // The thread of the job's tenant: another tenant's thread of the same id is another LangGraph thread.
+      const snapshot = await graph.getState({ configurable: { thread_id: langGraphThreadId(latest.tenant, threadId) } });
       const configurable = (snapshot.config?.configurable ?? {}) as Record<string, unknown>;
       const parent = (snapshot.parentConfig?.configurable ?? {}) as Record<string, unknown>;
       return {

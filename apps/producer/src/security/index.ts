@@ -22,7 +22,6 @@ export { type ResolvedSecurity, resolveSecurity, type SecuredAppOptions, type Se
 export { TokenBuckets } from './rate-limit';
 export { REDACT_PATHS } from './redaction';
 export type { SessionRevocations } from './session';
-export { assertThreadAvailable } from './tenancy';
 
 // Node looks for requests past requestTimeout every 30 s by default, so a 408 came up to 30 s late.
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;

@@ -5,20 +5,31 @@
 -- `enqueued` event (record_enqueued.sql) once the queue took it. The reconciler finds an issued
 -- delivery that never reached the queue (list_undelivered.sql) and issues the next one.
 -- Rows whose tenant + idempotency key is already taken are skipped; the caller admits those
--- one by one to learn whether they are duplicates or conflicts.
+-- one by one to learn whether they are duplicates or conflicts. With encryption on the key is a
+-- digest, and a row is also taken when the tenant holds one of its older forms (a digest under
+-- a key before rotation, or the plaintext from before encryption), which the unique index cannot
+-- compare.
 -- Params: parallel arrays $1 job_id, $2 tenant, $3 idempotency_key, $4 request_hash, $5 graph,
---         $6 thread_id, $7 input (jsonb), $8 metadata (jsonb), $9 max_attempts, $10 timeout_ms
+--         $6 thread_id, $7 input (jsonb), $8 metadata (jsonb), $9 max_attempts, $10 timeout_ms,
+--         $11 idempotency_key_sealed (jsonb; null when encryption is off),
+--         $12 older forms of the key (jsonb array of text; null when none)
 -- Returns: job_id, seq and accepted_at of each inserted row (the caller knows the rest: it wrote it).
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                       $7::jsonb[], $8::jsonb[], $9::int[], $10::int[]) WITH ORDINALITY
-    AS t(job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms, n)
+                       $7::jsonb[], $8::jsonb[], $9::int[], $10::int[], $11::jsonb[], $12::jsonb[]) WITH ORDINALITY
+    AS t(job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
+         idempotency_key_sealed, older_keys, n)
 ), ins AS (
   INSERT INTO jobs (job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
-                    deliveries, delivery_id, enqueued_at)
+                    idempotency_key_sealed, deliveries, delivery_id, enqueued_at)
   SELECT job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
-         1, job_id, now()
-    FROM input ORDER BY n
+         idempotency_key_sealed, 1, job_id, now()
+    FROM input
+   WHERE older_keys IS NULL
+      OR NOT EXISTS (SELECT 1 FROM jobs o
+                      WHERE o.tenant = input.tenant
+                        AND o.idempotency_key IN (SELECT jsonb_array_elements_text(input.older_keys)))
+   ORDER BY n
   ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING job_id, seq, graph, thread_id, accepted_at
 ), ev AS (

@@ -1,7 +1,8 @@
 -- claim_lease.sql
 -- Takes the lease (starting, or running when the job already has a checkpoint): bumps the fencing token, sets owner and expiry by the database clock.
 -- Claimable: accepted, recovery_required (once due), or leased with an expired lease; and
--- no earlier unfinished job of the same thread (admission order) and no other leased one.
+-- no earlier unfinished job of the same thread (admission order) and no other leased one. A
+-- thread is the tenant's: (tenant, thread_id), like jobs_one_active_per_thread.
 -- A drained hand-over does not count as an attempt.
 -- The `claimed` event, and on a job's first claim the `started` decision (the recovery table's
 -- "first attempt, no checkpoint, no pending effect" row) when the caller can run its graph,
@@ -33,7 +34,7 @@ WITH prev AS (
      AND (j.run_after IS NULL OR j.run_after <= now() OR j.status <> 'recovery_required')
      AND NOT EXISTS (
        SELECT 1 FROM jobs o
-        WHERE o.thread_id = j.thread_id AND o.job_id <> j.job_id
+        WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
           AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
                OR o.status IN ('starting', 'running')))
   RETURNING j.*, prev.status AS previous_status, prev.recovery_reason AS previous_reason,

@@ -1,5 +1,6 @@
 -- count_orphan_checkpoint_threads.sql
 -- LangGraph threads with checkpoints or pending writes but no admitted job (chaos audit, DESIGN §9 invariant 2).
+-- A job's LangGraph thread is langgraph_thread_id(tenant, thread_id) (migration 0005); audit only, so no index for it.
 -- Params: none
 -- Returns: one row: count, sample (up to 5 thread ids).
 WITH threads AS (
@@ -9,4 +10,4 @@ WITH threads AS (
 )
 SELECT count(*)::bigint AS count, (array_agg(t.thread_id))[1:5] AS sample
   FROM threads t
- WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.thread_id = t.thread_id);
+ WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE langgraph_thread_id(j.tenant, j.thread_id) = t.thread_id);

@@ -5,7 +5,7 @@
 -- Returns: one row (input, result, interrupt, resume_value, event_details: every event's detail
 --   in order, effects: [{ effectKey, result }] by key, checkpoints: the
 --   stored type and bytes (as escaped text) of every non-empty channel blob and pending write
---   of the job's thread), none when the job is missing.
+--   of the job's LangGraph thread), none when the job is missing.
 SELECT j.job_id,
        j.input,
        j.result,
@@ -16,8 +16,8 @@ SELECT j.job_id,
                    FROM effects e
                   WHERE e.job_id = j.job_id), '[]'::jsonb) AS effects,
        coalesce((SELECT jsonb_agg(jsonb_build_object('type', c.type, 'bytes', encode(c.blob, 'escape')))
-                   FROM (SELECT type, blob FROM checkpoint_blobs WHERE thread_id = j.thread_id AND blob IS NOT NULL
+                   FROM (SELECT type, blob FROM checkpoint_blobs WHERE thread_id = langgraph_thread_id(j.tenant, j.thread_id) AND blob IS NOT NULL
                          UNION ALL
-                         SELECT type, blob FROM checkpoint_writes WHERE thread_id = j.thread_id) c), '[]'::jsonb) AS checkpoints
+                         SELECT type, blob FROM checkpoint_writes WHERE thread_id = langgraph_thread_id(j.tenant, j.thread_id)) c), '[]'::jsonb) AS checkpoints
   FROM jobs j
  WHERE j.job_id = $1;
