@@ -91,6 +91,18 @@ describe('admin sessions and signed values', () => {
     expect(sessions.verify(value)).toBe(false);
   });
 
+  it('keeps every session apart, whatever its random id holds (base64url has "-")', async () => {
+    const revoked = new Set<string>();
+    const revocations = { revoke: async (id: string) => void revoked.add(id), isRevoked: async (id: string) => revoked.has(id) };
+    const sessions = new AdminSessions('admin-key', 60_000, revocations);
+    const values = Array.from({ length: 2_000 }, () => sessions.issue());
+    expect(values.filter((v) => !sessions.verify(v))).toEqual([]);
+    await sessions.revoke(values[0]);
+    const active = await Promise.all(values.map((v) => sessions.isActive(v)));
+    expect(active.filter((a) => !a)).toHaveLength(1);
+    expect(active[0]).toBe(false);
+  });
+
   it('refuses a value signed by another key or altered', () => {
     const signer = Signer.derive('k', 'purpose');
     const signed = signer.sign('payload');

@@ -42,9 +42,10 @@ export class AdminSessions {
 
   /** The id and expiry of a value this key issued that has not expired; undefined otherwise. */
   private parse(value: string | undefined): { id: string; expiresAt: number } | undefined {
-    const [version, expiry, id] = this.signer.verify(value)?.split('-') ?? [];
+    // The id is base64url, which has '-' in it: split off the version and expiry only.
+    const [, expiry, id] = /^v1-(\d+)-([\w-]+)$/.exec(this.signer.verify(value) ?? '') ?? [];
     const expiresAt = Number(expiry);
-    if (version !== 'v1' || !id || !Number.isFinite(expiresAt) || expiresAt <= this.now()) return undefined;
+    if (!id || !Number.isFinite(expiresAt) || expiresAt <= this.now()) return undefined;
     return { id, expiresAt };
   }
 
