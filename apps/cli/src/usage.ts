@@ -18,5 +18,6 @@ Commands:
   doctor                     check PostgreSQL, schema, queue and workers; say what to fix
 
 Every command: --database-url URL, --schema NAME, --help; submit, jobs, job: --json
-Environment: DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS.
+Environment: DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS,
+RUNLEDGER_CONFIG (a langgraph.json; default ./langgraph.json when present).
 Without DATABASE_URL the CLI uses the stack of a running \`npm start\`.`;

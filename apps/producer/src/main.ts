@@ -2,7 +2,7 @@
 // queue, serves the HTTP API, and closes everything on SIGTERM/SIGINT. `npm run producer`.
 import { createPool, Ledger, LedgerError, schemaVersion } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
-import { loadGraphs } from '@runledger/runtime';
+import { findLangGraphConfig, loadGraphs } from '@runledger/runtime';
 import { buildApp } from './app';
 import { ConfigError, parseConfig } from './config';
 import { parseSecurityEnv } from './security';
@@ -27,7 +27,14 @@ async function checkSchema(ledger: Ledger, schema: string, warn: (message: strin
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
   const secured = parseSecurityEnv(process.env);
-  const graphs = await loadGraphs(config.RUNLEDGER_GRAPHS);
+  const graphs = await loadGraphs({
+    modulePath: config.RUNLEDGER_GRAPHS,
+    configPath: findLangGraphConfig(config.RUNLEDGER_CONFIG, process.cwd()),
+    // Said again by every worker, which runs the graphs; here only the admission check uses them.
+    notice: () => {},
+  }).catch((err: Error) => {
+    throw new ConfigError(`[runledger producer] ${err.message}`);
+  });
   const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20 });
   const ledger = new Ledger(pool, { crypto: secured.crypto });
   const queue = openQueue({

@@ -1,6 +1,6 @@
 // `npm run worker`: one worker process configured from the environment (DESIGN §11).
 import { AesGcmPayloadCodec, connectionStringPassword, createPool, createRedactor, Ledger, parseEncryptionKeys } from '@runledger/ledger';
-import { loadGraphs } from '@runledger/runtime';
+import { findLangGraphConfig, loadGraphs } from '@runledger/runtime';
 import { parseWorkerEnv } from './config';
 import { createLogger } from './log';
 import { RunledgerWorker } from './runledger-worker';
@@ -33,7 +33,11 @@ const crypto = encryptionKeys.length > 0 ? new AesGcmPayloadCodec(encryptionKeys
 const ledger = new Ledger(pool, { leaseTtlMs: env.LEASE_TTL_MS, crypto });
 let graphs: Awaited<ReturnType<typeof loadGraphs>>;
 try {
-  graphs = await loadGraphs(env.RUNLEDGER_GRAPHS);
+  graphs = await loadGraphs({
+    modulePath: env.RUNLEDGER_GRAPHS,
+    configPath: findLangGraphConfig(env.RUNLEDGER_CONFIG, process.cwd()),
+    notice: (message) => log('warn', message),
+  });
 } catch (err) {
   console.error(`runledger worker: ${(err as Error).message}`);
   process.exit(2);
