@@ -1,5 +1,6 @@
 export { abortableSleep, type RunContext, runContext, traceNode } from './context';
 export { EffectInDoubtError, type EffectOptions, effect, effectIdempotencyKey, type Reconciliation, toolEffectKey } from './effect';
+export { type ToolEffectOptions, toolEffect } from './effect-tool';
 export { definitionFromExport, inputCheck, type Notice } from './graph-export';
 export { ScriptedVacationModel } from './graphs/vacation-model';
 export type { BookingConfirmation, BookingOptions } from './graphs/vacation-tools';
