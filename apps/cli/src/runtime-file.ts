@@ -1,10 +1,18 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** Where `npm start` keeps its data: RUNLEDGER_HOME, default `.runledger` at the repository root. */
+/**
+ * The directory `npm start` / `runledger dev` serves and keeps its data in: the repository's
+ * root when the CLI runs from its TypeScript sources (`npm start`, `npx runledger` in the
+ * repository), the working directory (the user's project) when it runs installed.
+ */
+export function projectRoot(): string {
+  return import.meta.filename.endsWith('.ts') ? path.resolve(import.meta.dirname, '../../..') : process.cwd();
+}
+
+/** Where `npm start` keeps its data: RUNLEDGER_HOME, default `.runledger` in the project root. */
 export function runledgerHome(env: NodeJS.ProcessEnv): string {
-  const root = path.resolve(import.meta.dirname, '../../..');
-  return env.RUNLEDGER_HOME ? path.resolve(env.RUNLEDGER_HOME) : path.join(root, '.runledger');
+  return env.RUNLEDGER_HOME ? path.resolve(env.RUNLEDGER_HOME) : path.join(projectRoot(), '.runledger');
 }
 
 /** What a running `npm start` tells the CLI, so `npx runledger …` finds its embedded database. */

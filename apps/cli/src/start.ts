@@ -5,13 +5,14 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, isConnectionError, migrate } from '@runledger/ledger';
+import { findLangGraphConfig, type LangGraphProject, readLangGraphConfig } from '@runledger/runtime';
 import { z } from 'zod';
 import { runDemo } from './demo';
 import { createPaint, wantsColor } from './format';
 import { LocalStack } from './local-stack';
 import { canListen, waitForOk } from './ports';
 import { redactUrl } from './redact';
-import { removeRuntimeInfo, runledgerHome, writeRuntimeInfo } from './runtime-file';
+import { projectRoot, removeRuntimeInfo, runledgerHome, writeRuntimeInfo } from './runtime-file';
 
 const StartEnv = z.object({
   DATABASE_URL: z.string().optional(),
@@ -32,7 +33,7 @@ const StartEnv = z.object({
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const paint = createPaint(wantsColor(process.stdout));
-const root = path.resolve(import.meta.dirname, '../../..');
+const root = projectRoot();
 const home = runledgerHome(process.env);
 const logDir = path.join(home, 'logs');
 /** Where the embedded database keeps its data (set once it started; a stand-in under /var/tmp when root's `postgres` user cannot reach `home`). */
@@ -108,7 +109,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const step = (name: string, detail: string) => out(`  ${paint.green('✓')} ${name.padEnd(10)} ${detail}`);
 const apiUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST}:${env.PORT}`;
 
+/** The project's own graphs (`runledger dev` beside a langgraph.json), checked before anything starts. */
+function projectGraphs(): LangGraphProject | undefined {
+  const configPath = findLangGraphConfig(process.env.RUNLEDGER_CONFIG, root);
+  return configPath ? readLangGraphConfig(configPath) : undefined;
+}
+
 async function main(): Promise<void> {
+  const project = projectGraphs();
   out(`${paint.bold('Runledger')}: starting a local stack; each process logs to ${shown(logDir)}/<name>.log`);
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
@@ -161,6 +169,7 @@ async function main(): Promise<void> {
     apiUrl,
   });
 
+  if (project) return serveProject(project);
   out(`\n${paint.bold('Demo')}: a ${paint.cyan('vacation')} agent books a flight, a hotel and a car in parallel, each through the effects ledger.`);
   const t0 = Date.now();
   // With authentication on, the demo calls the API as the operator, or else as the first tenant.
@@ -189,6 +198,15 @@ async function main(): Promise<void> {
   out(
     `Try: npx runledger jobs  ·  npx runledger submit vacation --input '{"delays":{"car":8000}}'  ·  kill -9 a worker (pids ${stack.workerPids().join(', ')}) and npx runledger watch <id>`,
   );
+  out(paint.dim('Ctrl-C stops everything (a second Ctrl-C kills at once).'));
+}
+
+/** `runledger dev` in a project: its graphs instead of the demo. */
+function serveProject(project: LangGraphProject): void {
+  out(`\n${paint.bold('Runledger is running')} your graphs from ${shown(project.configPath)}: ${project.graphs.map((g) => paint.cyan(g.id)).join(', ')}`);
+  out(`  API          ${apiUrl}   (POST /v1/jobs {"graph":"${project.graphs[0]?.id ?? '<id>'}","input":{…}})`);
+  out(`  Dashboard    ${apiUrl}/admin`);
+  out(`  Logs         ${shown(logDir)}/*.log`);
   out(paint.dim('Ctrl-C stops everything (a second Ctrl-C kills at once).'));
 }
 

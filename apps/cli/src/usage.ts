@@ -2,6 +2,9 @@
 export const USAGE = `Usage: runledger <command> [options]
 
 Commands:
+  dev                        the zero-setup stack in this directory (embedded PostgreSQL unless
+                             DATABASE_URL is set, producer, two workers) serving ./langgraph.json
+  producer | worker          one producer / worker process against DATABASE_URL (and REDIS_URL)
   submit <graph> [--input JSON] [--thread ID] [--key K] [--max-attempts N]
                              admit a job (ledger first, then the queue)
   jobs [--status S] [--graph G] [--thread T] [--limit N]
