@@ -75,6 +75,10 @@ describe('langgraph.json graphs', { timeout: 150_000 }, () => {
     expect(unknownField.json().error.message).toContain("unknown field(s) colour; the graph's input fields are sleepMs, log, greeting, builtFor");
     expect((await post('compiled', 'hello')).statusCode).toBe(422);
     expect((await post('factory', [1])).statusCode).toBe(422);
+    const wrongType = await post('zod', { question: 42 });
+    expect(wrongType.statusCode, wrongType.body).toBe(422);
+    expect(wrongType.json().error.message).toMatch(/^zod input: question: .*string/i);
+    expect((await post('zod', { question: 'why?' })).statusCode).toBe(202);
     expect((await post('compiled', { sleepMs: 1 })).statusCode).toBe(202);
   });
 
