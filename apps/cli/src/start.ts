@@ -1,4 +1,4 @@
-// `npm start`: the zero-setup stack. Embedded PostgreSQL when DATABASE_URL is unset (data in
+// `npm start` / `runledger dev`: the zero-setup stack. Embedded PostgreSQL when DATABASE_URL is unset (data in
 // RUNLEDGER_HOME/pg, default .runledger/pg), BullMQ on Redis when REDIS_URL is set and on
 // PostgreSQL otherwise, the producer and two workers as supervised child processes, and a demo
 // `vacation` job shown live. Ctrl-C / SIGTERM stop everything in order; a second Ctrl-C kills.
@@ -32,6 +32,8 @@ const StartEnv = z.object({
 });
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
+/** How the user started this, for messages: `runledger dev` runs this module through the CLI. */
+const command = process.argv[2] === 'dev' ? 'runledger dev' : 'npm start';
 const paint = createPaint(wantsColor(process.stdout));
 const root = projectRoot();
 const home = runledgerHome(process.env);
@@ -46,17 +48,19 @@ const shown = (p: string) => {
 
 const parsed = StartEnv.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== '')));
 if (!parsed.success) {
-  console.error(`npm start: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+  console.error(`${command}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
   process.exit(2);
 }
 const env = parsed.data;
 const backend = env.QUEUE_BACKEND ?? (env.REDIS_URL ? 'redis' : 'postgres');
 if (backend === 'redis' && !env.REDIS_URL) {
-  console.error('npm start: QUEUE_BACKEND=redis needs REDIS_URL (e.g. redis://127.0.0.1:6379); unset QUEUE_BACKEND to queue on PostgreSQL.');
+  console.error(`${command}: QUEUE_BACKEND=redis needs REDIS_URL (e.g. redis://127.0.0.1:6379); unset QUEUE_BACKEND to queue on PostgreSQL.`);
   process.exit(2);
 }
 if (!(await canListen(env.PORT, env.HOST))) {
-  console.error(`npm start: PORT ${env.PORT} is already in use on ${env.HOST}. Stop what listens there, or pick another port: PORT=${env.PORT + 1} npm start`);
+  console.error(
+    `${command}: PORT ${env.PORT} is already in use on ${env.HOST}. Stop what listens there, or pick another port: PORT=${env.PORT + 1} ${command}`,
+  );
   process.exit(1);
 }
 mkdirSync(logDir, { recursive: true, mode: 0o755 });
@@ -212,6 +216,6 @@ function serveProject(project: LangGraphProject): void {
 
 main().catch((err: Error) => {
   if (stopping) return;
-  console.error(paint.red(`npm start: ${err.message}`));
+  console.error(paint.red(`${command}: ${err.message}`));
   void shutdown(1);
 });
