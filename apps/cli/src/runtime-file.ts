@@ -2,9 +2,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * The directory `npm start` / `runledger dev` serves and keeps its data in: the repository's
- * root when the CLI runs from its TypeScript sources (`npm start`, `npx runledger` in the
- * repository), the working directory (the user's project) when it runs installed.
+ * Where `npm start` / `runledger dev` keep `.runledger/` by default: the repository's root when
+ * the CLI runs from its TypeScript sources (so `npx runledger` finds the stack from any of its
+ * directories), the working directory (the user's project) when it runs installed.
  */
 export function projectRoot(): string {
   return import.meta.filename.endsWith('.ts') ? path.resolve(import.meta.dirname, '../../..') : process.cwd();

@@ -12,7 +12,7 @@ import { createPaint, wantsColor } from './format';
 import { LocalStack } from './local-stack';
 import { canListen, waitForOk } from './ports';
 import { redactUrl } from './redact';
-import { projectRoot, removeRuntimeInfo, runledgerHome, writeRuntimeInfo } from './runtime-file';
+import { removeRuntimeInfo, runledgerHome, writeRuntimeInfo } from './runtime-file';
 
 const StartEnv = z.object({
   DATABASE_URL: z.string().optional(),
@@ -35,7 +35,8 @@ const out = (line = '') => process.stdout.write(`${line}\n`);
 /** How the user started this, for messages: `runledger dev` runs this module through the CLI. */
 const command = process.argv[2] === 'dev' ? 'runledger dev' : 'npm start';
 const paint = createPaint(wantsColor(process.stdout));
-const root = projectRoot();
+/** The project served: the working directory (`npm start` runs at the repository root). Its data lives in `home`. */
+const root = process.cwd();
 const home = runledgerHome(process.env);
 const logDir = path.join(home, 'logs');
 /** Where the embedded database keeps its data (set once it started; a stand-in under /var/tmp when root's `postgres` user cannot reach `home`). */

@@ -64,6 +64,8 @@ describe('langgraph.json graphs', { timeout: 150_000 }, () => {
     const rows = await db.ledger.pool.query('SELECT count(*)::int AS n FROM checkpoints WHERE thread_id = $1', [compiledJob.threadId]);
     expect(rows.rows[0].n).toBeGreaterThan(2);
     expect((await db.ledger.get(compiledJob.jobId)).firstCheckpointAt).not.toBeNull();
+    // `checkpointed` is written by the fenced saver itself, in the transaction of the job's first checkpoint.
+    expect((await db.ledger.events(compiledJob.jobId)).map((e) => e.type)).toContain('checkpointed');
     const factoryJob = jobs[2]!;
     expect((await db.ledger.get(factoryJob.jobId)).result).toMatchObject({ builtFor: factoryJob.threadId });
   });
