@@ -5,12 +5,11 @@ import { z } from 'zod';
 
 /** The part of a LangGraph CLI config (`langgraph.json`) Runledger reads; other keys are ignored. */
 const LangGraphConfig = z.object({
-  graphs: z.record(
-    z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'graph ids are letters, digits, `_`, `.` and `-`'),
-    z.union([z.string().min(1), z.object({ path: z.string().min(1), description: z.string().optional() })]),
-  ),
+  graphs: z.record(z.string(), z.union([z.string().min(1), z.object({ path: z.string().min(1), description: z.string().optional() })])),
   env: z.union([z.record(z.string(), z.string()), z.string().min(1)]).optional(),
 });
+
+const GRAPH_ID = /^[A-Za-z0-9_.-]{1,100}$/;
 
 /** One `graphs` entry: `./src/agent.ts:graph` split into an absolute file and an export name. */
 export interface GraphEntry {
@@ -50,6 +49,9 @@ export function readLangGraphConfig(configPath: string): LangGraphProject {
   if (!parsed.success) {
     throw new Error(`${where}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   }
+  const badId = Object.keys(parsed.data.graphs).find((id) => !GRAPH_ID.test(id));
+  if (badId !== undefined)
+    throw new Error(`${where}: graph id "${badId}" must be 1 to 100 letters, digits, \`_\`, \`.\` or \`-\` (it names the graph in every job).`);
   const dir = path.dirname(configPath);
   const graphs = Object.entries(parsed.data.graphs).map(([id, value]) => {
     const spec = typeof value === 'string' ? value : value.path;
