@@ -13,6 +13,7 @@ const Env = z.object({
   QUEUE_BACKEND: z.enum(['redis', 'postgres']).optional(),
   QUEUE_PREFIX: z.string().min(1).default('runledger'),
   RUNLEDGER_GRAPHS: z.string().optional(),
+  RUNLEDGER_CONFIG: z.string().optional(),
   RUNLEDGER_ENCRYPTION_KEY: z.string().optional(),
 });
 
@@ -23,6 +24,8 @@ export interface CliEnv {
   schema: string;
   queue: QueueConfig;
   graphsModule: string | undefined;
+  /** RUNLEDGER_CONFIG (else ./langgraph.json when present, see findLangGraphConfig). */
+  configPath: string | undefined;
   /** RUNLEDGER_ENCRYPTION_KEY: the keys the producer and workers seal payloads with, so the CLI reads and writes them alike. */
   encryptionKey: string | undefined;
   /** Where the settings came from, for messages. */
@@ -30,7 +33,7 @@ export interface CliEnv {
 }
 
 /**
- * Reads DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX and RUNLEDGER_GRAPHS
+ * Reads DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS, RUNLEDGER_CONFIG
  * and RUNLEDGER_ENCRYPTION_KEY (empty = unset); flags override them. Without DATABASE_URL, the stack of a running `npm start`
  * (its `runtime.json` in RUNLEDGER_HOME) is used. Throws a usage CliError naming a bad variable.
  */
@@ -48,6 +51,7 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
       schema,
       queue: { backend: running.queueBackend, redisUrl: running.redisUrl, databaseUrl: running.databaseUrl, schema, prefix: running.queuePrefix },
       graphsModule: e.RUNLEDGER_GRAPHS,
+      configPath: e.RUNLEDGER_CONFIG,
       encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,
       source: 'npm start',
     };
@@ -61,6 +65,7 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
     schema,
     queue: { backend, redisUrl: e.REDIS_URL, databaseUrl, schema, prefix: e.QUEUE_PREFIX },
     graphsModule: e.RUNLEDGER_GRAPHS,
+    configPath: e.RUNLEDGER_CONFIG,
     encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,
     source: 'environment',
   };

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Managed, Supervisor, tailLog } from './supervisor';
 
 export interface LocalStackOptions {
@@ -15,10 +16,12 @@ export interface LocalStackOptions {
 /** A worker that ran at least this long is restarted when it dies; a quicker death is a configuration error. */
 const RESTART_AFTER_MS = 10_000;
 
+// Resolved as packages, so the same code runs the repository's sources (under tsx) and the
+// installed, built packages (plain node). embedded-host sits beside this module.
 const ENTRIES = {
-  postgres: 'apps/cli/src/embedded-host.ts',
-  producer: 'apps/producer/src/main.ts',
-  worker: 'apps/worker/src/main.ts',
+  postgres: path.join(import.meta.dirname, `embedded-host${path.extname(import.meta.filename)}`),
+  producer: fileURLToPath(import.meta.resolve('@runledger/producer/main')),
+  worker: fileURLToPath(import.meta.resolve('@runledger/worker/main')),
 } as const;
 
 /**

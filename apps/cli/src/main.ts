@@ -26,11 +26,31 @@ function explain(err: unknown, ctx: CliContext | undefined): string {
   return e?.message ?? String(err);
 }
 
+/**
+ * Commands that become a long-running process configured from the environment, as `npm start`,
+ * `npm run producer` and `npm run worker` are; they exit by themselves (signals, fatal errors).
+ */
+const PROCESSES: Record<string, () => Promise<unknown>> = {
+  dev: () => import('./start'),
+  producer: () => import('@runledger/producer/main'),
+  worker: () => import('@runledger/worker/main'),
+};
+
 async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
+  }
+  const processCommand = PROCESSES[name];
+  if (processCommand) {
+    if (rest.includes('--help') || rest.includes('-h')) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (rest.length > 0) throw new CliError(`${name} takes no arguments (it reads the environment); got ${rest.join(' ')}.`, 2);
+    await processCommand();
+    return new Promise<number>(() => {});
   }
   const command = COMMANDS[name];
   if (!command) throw new CliError(`unknown command "${name}"; run \`npx runledger --help\` for the list.\n\n${USAGE}`, 2);

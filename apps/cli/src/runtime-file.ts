@@ -1,10 +1,18 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** Where `npm start` keeps its data: RUNLEDGER_HOME, default `.runledger` at the repository root. */
+/**
+ * Where `npm start` / `runledger dev` keep `.runledger/` by default: the repository's root when
+ * the CLI runs from its TypeScript sources (so `npx runledger` finds the stack from any of its
+ * directories), the working directory (the user's project) when it runs installed.
+ */
+export function projectRoot(): string {
+  return import.meta.filename.endsWith('.ts') ? path.resolve(import.meta.dirname, '../../..') : process.cwd();
+}
+
+/** Where `npm start` keeps its data: RUNLEDGER_HOME, default `.runledger` in the project root. */
 export function runledgerHome(env: NodeJS.ProcessEnv): string {
-  const root = path.resolve(import.meta.dirname, '../../..');
-  return env.RUNLEDGER_HOME ? path.resolve(env.RUNLEDGER_HOME) : path.join(root, '.runledger');
+  return env.RUNLEDGER_HOME ? path.resolve(env.RUNLEDGER_HOME) : path.join(projectRoot(), '.runledger');
 }
 
 /** What a running `npm start` tells the CLI, so `npx runledger …` finds its embedded database. */

@@ -1,10 +1,11 @@
-// `npm start`: the zero-setup stack. Embedded PostgreSQL when DATABASE_URL is unset (data in
+// `npm start` / `runledger dev`: the zero-setup stack. Embedded PostgreSQL when DATABASE_URL is unset (data in
 // RUNLEDGER_HOME/pg, default .runledger/pg), BullMQ on Redis when REDIS_URL is set and on
 // PostgreSQL otherwise, the producer and two workers as supervised child processes, and a demo
 // `vacation` job shown live. Ctrl-C / SIGTERM stop everything in order; a second Ctrl-C kills.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, isConnectionError, migrate } from '@runledger/ledger';
+import { findLangGraphConfig, type LangGraphProject, readLangGraphConfig } from '@runledger/runtime';
 import { z } from 'zod';
 import { runDemo } from './demo';
 import { createPaint, wantsColor } from './format';
@@ -31,8 +32,11 @@ const StartEnv = z.object({
 });
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
+/** How the user started this, for messages: `runledger dev` runs this module through the CLI. */
+const command = process.argv[2] === 'dev' ? 'runledger dev' : 'npm start';
 const paint = createPaint(wantsColor(process.stdout));
-const root = path.resolve(import.meta.dirname, '../../..');
+/** The project served: the working directory (`npm start` runs at the repository root). Its data lives in `home`. */
+const root = process.cwd();
 const home = runledgerHome(process.env);
 const logDir = path.join(home, 'logs');
 /** Where the embedded database keeps its data (set once it started; a stand-in under /var/tmp when root's `postgres` user cannot reach `home`). */
@@ -45,17 +49,19 @@ const shown = (p: string) => {
 
 const parsed = StartEnv.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== '')));
 if (!parsed.success) {
-  console.error(`npm start: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+  console.error(`${command}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
   process.exit(2);
 }
 const env = parsed.data;
 const backend = env.QUEUE_BACKEND ?? (env.REDIS_URL ? 'redis' : 'postgres');
 if (backend === 'redis' && !env.REDIS_URL) {
-  console.error('npm start: QUEUE_BACKEND=redis needs REDIS_URL (e.g. redis://127.0.0.1:6379); unset QUEUE_BACKEND to queue on PostgreSQL.');
+  console.error(`${command}: QUEUE_BACKEND=redis needs REDIS_URL (e.g. redis://127.0.0.1:6379); unset QUEUE_BACKEND to queue on PostgreSQL.`);
   process.exit(2);
 }
 if (!(await canListen(env.PORT, env.HOST))) {
-  console.error(`npm start: PORT ${env.PORT} is already in use on ${env.HOST}. Stop what listens there, or pick another port: PORT=${env.PORT + 1} npm start`);
+  console.error(
+    `${command}: PORT ${env.PORT} is already in use on ${env.HOST}. Stop what listens there, or pick another port: PORT=${env.PORT + 1} ${command}`,
+  );
   process.exit(1);
 }
 mkdirSync(logDir, { recursive: true, mode: 0o755 });
@@ -108,7 +114,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const step = (name: string, detail: string) => out(`  ${paint.green('✓')} ${name.padEnd(10)} ${detail}`);
 const apiUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST}:${env.PORT}`;
 
+/** The project's own graphs (`runledger dev` beside a langgraph.json), checked before anything starts. */
+function projectGraphs(): LangGraphProject | undefined {
+  const configPath = findLangGraphConfig(process.env.RUNLEDGER_CONFIG, root);
+  return configPath ? readLangGraphConfig(configPath) : undefined;
+}
+
 async function main(): Promise<void> {
+  const project = projectGraphs();
   out(`${paint.bold('Runledger')}: starting a local stack; each process logs to ${shown(logDir)}/<name>.log`);
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
@@ -161,6 +174,7 @@ async function main(): Promise<void> {
     apiUrl,
   });
 
+  if (project) return serveProject(project);
   out(`\n${paint.bold('Demo')}: a ${paint.cyan('vacation')} agent books a flight, a hotel and a car in parallel, each through the effects ledger.`);
   const t0 = Date.now();
   // With authentication on, the demo calls the API as the operator, or else as the first tenant.
@@ -192,8 +206,17 @@ async function main(): Promise<void> {
   out(paint.dim('Ctrl-C stops everything (a second Ctrl-C kills at once).'));
 }
 
+/** `runledger dev` in a project: its graphs instead of the demo. */
+function serveProject(project: LangGraphProject): void {
+  out(`\n${paint.bold('Runledger is running')} your graphs from ${shown(project.configPath)}: ${project.graphs.map((g) => paint.cyan(g.id)).join(', ')}`);
+  out(`  API          ${apiUrl}   (POST /v1/jobs {"graph":"${project.graphs[0]?.id ?? '<id>'}","input":{…}})`);
+  out(`  Dashboard    ${apiUrl}/admin`);
+  out(`  Logs         ${shown(logDir)}/*.log`);
+  out(paint.dim('Ctrl-C stops everything (a second Ctrl-C kills at once).'));
+}
+
 main().catch((err: Error) => {
   if (stopping) return;
-  console.error(paint.red(`npm start: ${err.message}`));
+  console.error(paint.red(`${command}: ${err.message}`));
   void shutdown(1);
 });

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 export interface ChildSpec {
   /** Short name, also its log file: `worker-1` → `<logDir>/worker-1.log`. */
   name: string;
-  /** Entry file relative to the repository root, run with `node --import tsx`. */
+  /** Absolute entry file; a TypeScript one (running from the repository's sources) runs with `node --import tsx`. */
   entry: string;
   args?: string[];
   env: NodeJS.ProcessEnv;
@@ -23,13 +23,15 @@ export interface Managed {
 }
 
 export interface SupervisorOptions {
+  /** The project directory: every child's working directory (where its langgraph.json is found). */
   root: string;
   logDir: string;
   /** Called when a child exits while nobody asked it to stop. */
   onUnexpectedExit: (m: Managed, code: number | null, signal: NodeJS.Signals | null) => void;
 }
 
-const GUARD = pathToFileURL(path.join(import.meta.dirname, 'parent-guard.ts')).href;
+// The guard sits beside this module: parent-guard.ts in the sources, parent-guard.mjs when built.
+const GUARD = pathToFileURL(path.join(import.meta.dirname, `parent-guard${path.extname(import.meta.filename)}`)).href;
 
 /** Signals a whole process group (a detached child and anything it started); ignores a gone group. */
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
@@ -67,7 +69,8 @@ export class Supervisor {
     const logFile = path.join(this.options.logDir, `${spec.name}.log`);
     const fd = openSync(logFile, 'a');
     writeSync(fd, `\n=== ${new Date().toISOString()} npm start: ${spec.name} (${spec.entry}) ===\n`);
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', GUARD, path.join(this.options.root, spec.entry), ...(spec.args ?? [])], {
+    const loader = spec.entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    const child = spawn(process.execPath, [...loader, '--import', GUARD, spec.entry, ...(spec.args ?? [])], {
       cwd: this.options.root,
       env: spec.env,
       detached: true,

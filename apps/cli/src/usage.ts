@@ -2,6 +2,9 @@
 export const USAGE = `Usage: runledger <command> [options]
 
 Commands:
+  dev                        the zero-setup stack in this directory (embedded PostgreSQL unless
+                             DATABASE_URL is set, producer, two workers) serving ./langgraph.json
+  producer | worker          one producer / worker process against DATABASE_URL (and REDIS_URL)
   submit <graph> [--input JSON] [--thread ID] [--key K] [--max-attempts N]
                              admit a job (ledger first, then the queue)
   jobs [--status S] [--graph G] [--thread T] [--limit N]
@@ -18,5 +21,6 @@ Commands:
   doctor                     check PostgreSQL, schema, queue and workers; say what to fix
 
 Every command: --database-url URL, --schema NAME, --help; submit, jobs, job: --json
-Environment: DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS.
+Environment: DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS,
+RUNLEDGER_CONFIG (a langgraph.json; default ./langgraph.json when present).
 Without DATABASE_URL the CLI uses the stack of a running \`npm start\`.`;

@@ -42,6 +42,8 @@ const Env = z.object({
   /** Default runledger. */
   QUEUE_PREFIX: z.string().min(1).default('runledger'),
   RUNLEDGER_GRAPHS: z.string().min(1).optional(),
+  /** A LangGraph CLI config (langgraph.json) whose graphs admissions may name; default ./langgraph.json when present. */
+  RUNLEDGER_CONFIG: z.string().min(1).optional(),
   /** Default 1 MiB. */
   BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024).default(1024 * 1024),
   /**

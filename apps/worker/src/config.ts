@@ -19,6 +19,8 @@ export const WorkerEnv = z
     WORKER_CONCURRENCY: int(16),
     RUNLEDGER_WORKER_ID: z.string().min(1).default(`${hostname()}-${process.pid}`),
     RUNLEDGER_GRAPHS: z.string().optional(),
+    /** A LangGraph CLI config (langgraph.json) whose graphs this worker serves; default ./langgraph.json when present. */
+    RUNLEDGER_CONFIG: z.string().optional(),
     JOB_TIMEOUT_MS: int(15 * 60_000, 100),
     DRAIN_GRACE_MS: int(5_000, 0),
     DRAIN_DEADLINE_MS: int(20_000, 100),

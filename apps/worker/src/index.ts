@@ -1,5 +1,6 @@
 export { Reconciler, type SweepReport } from '@runledger/queue';
 export { parseWorkerEnv, type WorkerEnv } from './config';
+export { type CreateWorkerOptions, createWorker, type WorkerProcess, WorkerStartError } from './create-worker';
 export { type DeliveryOutcome, executeDelivery, redeliver } from './execute';
 export { LeaseKeeper } from './lease-keeper';
 export { type Decision, decide } from './recovery';

@@ -1,4 +1,5 @@
-export { type AdmitOptions, admit, type InTransactionAdmission } from './admit';
+// The HTTP SDK: no dependency beyond Node. Admitting inside your own PostgreSQL transaction is
+// `@runledger/client/transaction`, which needs @runledger/ledger installed beside it.
 export { RunledgerClient, type RunledgerClientOptions, type WaitOptions } from './client';
 export { RunledgerApiError, WaitTimeoutError } from './errors';
 export * from './types';

@@ -3,7 +3,7 @@ import { AesGcmPayloadCodec, IdempotencyConflictError, isSealedEnvelope, Ledger,
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDb, testDb } from '../../../test/support/db';
-import { admit } from '../src/index';
+import { admit } from '../src/transaction';
 
 // admit() inside a service's own transaction, on the service's own client: the job exists
 // exactly when the service's transaction commits, in the ledger schema whatever the client's

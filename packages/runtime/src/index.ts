@@ -1,5 +1,8 @@
 export { abortableSleep, type RunContext, runContext, traceNode } from './context';
 export { EffectInDoubtError, type EffectOptions, effect, effectIdempotencyKey, type Reconciliation, toolEffectKey } from './effect';
+export { type ToolEffectOptions, toolEffect } from './effect-tool';
+export { definitionFromExport, inputCheck, type Notice } from './graph-export';
 export { ScriptedVacationModel } from './graphs/vacation-model';
 export type { BookingConfirmation, BookingOptions } from './graphs/vacation-tools';
-export { builtInGraphs, type GraphDefinition, type GraphRegistry, loadGraphs, type RunnableGraph } from './registry';
+export { applyProjectEnv, findLangGraphConfig, type GraphEntry, type LangGraphProject, readLangGraphConfig } from './langgraph-config';
+export { builtInGraphs, type GraphDefinition, type GraphRegistry, type LoadGraphsOptions, loadGraphs, type RunnableGraph } from './registry';

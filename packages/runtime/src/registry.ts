@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { StateSnapshot } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { definitionFromExport, type Notice } from './graph-export';
 import { approvalGraph } from './graphs/approval';
 import { echoGraph } from './graphs/echo';
 import { vacationGraph } from './graphs/vacation';
+import { applyProjectEnv, type GraphEntry, oneLine, readLangGraphConfig } from './langgraph-config';
 
 /** The two calls Runledger makes on a compiled graph. */
 export interface RunnableGraph {
@@ -25,14 +28,33 @@ export type GraphRegistry = ReadonlyMap<string, GraphDefinition>;
 
 export const builtInGraphs: readonly GraphDefinition[] = [echoGraph, vacationGraph, approvalGraph];
 
+export interface LoadGraphsOptions {
+  /** RUNLEDGER_GRAPHS: a module exporting `graphs` (or a default), an array of GraphDefinition. */
+  modulePath?: string;
+  /** A langgraph.json (RUNLEDGER_CONFIG, or findLangGraphConfig): its graphs are served by id. */
+  configPath?: string;
+  /** Where the config's `env` goes before its graphs load. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Told when an export's own checkpointer is set aside. Default: a line on stderr. */
+  notice?: Notice;
+}
+
 /**
- * The built-in graphs plus those exported by the module at `modulePath` (RUNLEDGER_GRAPHS):
- * its default export or `graphs` export, an array of GraphDefinition. Throws a readable error
- * when the module cannot be loaded or exports something else.
+ * The built-in graphs, then the langgraph.json graphs, then those of the RUNLEDGER_GRAPHS
+ * module (a later one of the same name wins). Throws one readable line naming the module or the
+ * config entry that cannot be loaded (missing file, missing export, not a graph).
  */
-export async function loadGraphs(modulePath?: string): Promise<GraphRegistry> {
+export async function loadGraphs(options: LoadGraphsOptions | string = {}): Promise<GraphRegistry> {
+  const o = typeof options === 'string' ? { modulePath: options } : options;
   const all = new Map(builtInGraphs.map((g) => [g.name, g]));
-  if (!modulePath) return all;
+  if (o.configPath) {
+    for (const g of await loadProjectGraphs(o.configPath, o.env ?? process.env, o.notice ?? ((m) => console.error(`runledger: ${m}`)))) all.set(g.name, g);
+  }
+  if (o.modulePath) for (const g of await loadModuleGraphs(o.modulePath)) all.set(g.name, g);
+  return all;
+}
+
+async function loadModuleGraphs(modulePath: string): Promise<GraphDefinition[]> {
   let mod: Record<string, unknown>;
   try {
     mod = await import(pathToFileURL(modulePath).href);
@@ -43,6 +65,54 @@ export async function loadGraphs(modulePath?: string): Promise<GraphRegistry> {
   if (!Array.isArray(list) || !list.every((g) => typeof g?.name === 'string' && typeof g?.build === 'function')) {
     throw new Error(`RUNLEDGER_GRAPHS=${modulePath} must export \`graphs\` (or a default): an array of { name, description, build(checkpointer) }.`);
   }
-  for (const g of list as GraphDefinition[]) all.set(g.name, g);
-  return all;
+  return list as GraphDefinition[];
+}
+
+const TYPESCRIPT = /\.(ts|mts|cts|tsx)$/;
+let tsxRegistered = false;
+
+/** Lets `import()` load TypeScript, as `langgraph dev` does: tsx's loader, if installed (the runledger CLI brings it). */
+async function registerTypeScript(entry: GraphEntry): Promise<void> {
+  if (tsxRegistered) return;
+  let api: { register(): unknown };
+  try {
+    api = await import('tsx/esm/api');
+  } catch (err) {
+    throw new Error(
+      `langgraph.json graph "${entry.id}" (${entry.spec}) is TypeScript, which needs tsx to load: npm install tsx, or point the entry at built JavaScript.`,
+      {
+        cause: err,
+      },
+    );
+  }
+  api.register();
+  tsxRegistered = true;
+}
+
+async function loadProjectGraphs(configPath: string, env: NodeJS.ProcessEnv, notice: Notice): Promise<GraphDefinition[]> {
+  const project = readLangGraphConfig(configPath);
+  // The graphs' modules may read their variables at import time.
+  applyProjectEnv(project.env, env);
+  const modules = new Map<string, Record<string, unknown>>();
+  const definitions: GraphDefinition[] = [];
+  for (const entry of project.graphs) {
+    const named = `langgraph.json graph "${entry.id}" (${entry.spec})`;
+    if (!existsSync(entry.file)) throw new Error(`${named}: file ${entry.file} does not exist.`);
+    if (TYPESCRIPT.test(entry.file)) await registerTypeScript(entry);
+    let mod = modules.get(entry.file);
+    if (!mod) {
+      try {
+        mod = (await import(pathToFileURL(entry.file).href)) as Record<string, unknown>;
+      } catch (err) {
+        throw new Error(`${named}: ${entry.file} could not be loaded: ${oneLine(err)}`, { cause: err });
+      }
+      modules.set(entry.file, mod);
+    }
+    if (!(entry.exportName in mod)) {
+      const exported = Object.keys(mod).filter((k) => k !== '__esModule');
+      throw new Error(`${named}: ${entry.file} has no export "${entry.exportName}" (it exports: ${exported.join(', ') || 'nothing'}).`);
+    }
+    definitions.push(await definitionFromExport(entry, mod[entry.exportName], notice));
+  }
+  return definitions;
 }

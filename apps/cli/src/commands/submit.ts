@@ -1,5 +1,5 @@
 import { reachedQueue } from '@runledger/queue';
-import { loadGraphs } from '@runledger/runtime';
+import { findLangGraphConfig, loadGraphs } from '@runledger/runtime';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { deliverSoon, deliveryLine } from './deliver';
@@ -18,7 +18,7 @@ export interface SubmitOptions {
  * admission to the ledger, then queues its delivery (best effort, as the producer does).
  */
 export async function submit(ctx: CliContext, o: SubmitOptions): Promise<void> {
-  const graphs = await loadGraphs(ctx.env.graphsModule);
+  const graphs = await loadGraphs({ modulePath: ctx.env.graphsModule, configPath: findLangGraphConfig(ctx.env.configPath, process.cwd()), notice: () => {} });
   const graph = graphs.get(o.graph);
   if (!graph) throw new CliError(`Unknown graph "${o.graph}"; known graphs: ${[...graphs.keys()].join(', ')}.`, 2);
   const problem = graph.validateInput?.(o.input);

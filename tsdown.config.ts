@@ -1,0 +1,38 @@
+// Builds every package to ESM JavaScript with type declarations (dist/*.mjs, dist/*.d.mts) for
+// `npm run pack`. The repository itself runs and tests the TypeScript sources (tsx, vitest);
+// only the packed tarballs use these files. Dependencies stay external (each package's
+// package.json lists them); `onlyBundle: []` fails the build if a module of node_modules
+// would be copied in, which means a missing dependency.
+import { defineConfig, type UserConfig } from 'tsdown';
+
+const pkg = (cwd: string, entry: Record<string, string>, extra: Partial<UserConfig> = {}): UserConfig => ({
+  cwd,
+  name: cwd,
+  entry,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  fixedExtension: true,
+  dts: true,
+  clean: true,
+  tsconfig: 'tsconfig.json',
+  deps: { onlyBundle: [] },
+  // The d.ts plugin takes most of the build; rolldown's note saying so is noise here.
+  checks: { pluginTimings: false },
+  ...extra,
+});
+
+export default defineConfig([
+  pkg('packages/ledger', { index: 'src/index.ts' }, { copy: [{ from: 'src/sql', to: 'dist' }] }),
+  pkg('packages/queue', { index: 'src/index.ts' }),
+  pkg('packages/telemetry', { index: 'src/index.ts' }),
+  pkg('packages/runtime', { index: 'src/index.ts' }),
+  pkg('packages/client', { index: 'src/index.ts', transaction: 'src/transaction.ts' }),
+  pkg('apps/worker', { index: 'src/index.ts', main: 'src/main.ts' }),
+  pkg('apps/producer', { index: 'src/index.ts', main: 'src/main.ts' }, { copy: [{ from: 'src/dashboard/assets', to: 'dist' }] }),
+  pkg(
+    'apps/cli',
+    { main: 'src/main.ts', start: 'src/start.ts', 'embedded-host': 'src/embedded-host.ts', 'parent-guard': 'src/parent-guard.ts' },
+    { dts: false, banner: { js: '#!/usr/bin/env node' } },
+  ),
+]);
