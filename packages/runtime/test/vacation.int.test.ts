@@ -98,7 +98,11 @@ describe('vacation graph', () => {
       const first = await claimAttempt(db, job, 200);
       const run = first.graph.invoke(job.input, first.config);
       run.catch(() => {});
-      await waitFor('the car booking', async () => (await bookingsOf(db, job.jobId)).car === 1);
+      // All three booked, not only the car: on a loaded machine the car can get there before the hotel.
+      await waitFor('the car booking, after flight and hotel', async () => {
+        const booked = await bookingsOf(db, job.jobId);
+        return booked.flight === 1 && booked.hotel === 1 && booked.car === 1;
+      });
       const second = await reclaimAfterExpiry(db, job);
       await expect(run).rejects.toBeInstanceOf(LeaseLostError);
       const car = (await db.ledger.effects(job.jobId)).find((e) => e.name === 'book_car');
