@@ -98,10 +98,11 @@ describe('vacation graph', () => {
       const first = await claimAttempt(db, job, 200);
       const run = first.graph.invoke(job.input, first.config);
       run.catch(() => {});
-      // All three booked, not only the car: on a loaded machine the car can get there before the hotel.
-      await waitFor('the car booking, after flight and hotel', async () => {
-        const booked = await bookingsOf(db, job.jobId);
-        return booked.flight === 1 && booked.hotel === 1 && booked.car === 1;
+      // Flight and hotel committed in the effects ledger, not only the car booked: on a loaded
+      // machine the car can get there before the others.
+      await waitFor('the car booking, after flight and hotel committed', async () => {
+        const committed = (await db.ledger.effects(job.jobId)).filter((e) => e.status === 'committed').map((e) => e.name);
+        return (await bookingsOf(db, job.jobId)).car === 1 && committed.includes('book_flight') && committed.includes('book_hotel');
       });
       const second = await reclaimAfterExpiry(db, job);
       await expect(run).rejects.toBeInstanceOf(LeaseLostError);
