@@ -67,6 +67,20 @@ export async function isQueued(queue: Queue<DeliveryData>, id: string | null): P
   return QUEUED_STATES.has(await queue.getJobState(id));
 }
 
+/**
+ * Delivers the job whose turn it now is on a thread (after a job of it ended), unless that job's
+ * latest delivery still waits in the queue: jobs refused as thread_busy dropped theirs
+ * (Ledger.waitForThread), and the reconciler leaves a held thread's jobs alone. Judged after the
+ * ending job committed, so a delivery still waiting will find the thread free; one being
+ * processed may have been refused, so it gets another (a duplicate is refused harmlessly).
+ * Returns the new delivery's id, or null when nothing needed one.
+ */
+export async function handOffThread(queue: Queue<DeliveryData>, ledger: Ledger, threadId: string): Promise<string | null> {
+  const next = await ledger.nextOfThread(threadId);
+  if (!next || (await isQueued(queue, next.deliveryId))) return null;
+  return deliver(queue, ledger, next);
+}
+
 /** `work`'s answer, or `fallback()` when it has not settled within `timeoutMs`. */
 export async function settleWithin<T>(work: Promise<T>, timeoutMs: number, fallback: () => T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
