@@ -1,5 +1,5 @@
 import type { Job, Ledger } from '@runledger/ledger';
-import { type DeliveryData, deliver, reachedQueue, sendAdmitted, settleWithin as within } from '@runledger/queue';
+import { type DeliveryData, deliver, handOffThread, reachedQueue, sendAdmitted, settleWithin as within } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -31,6 +31,14 @@ export function deliverWithin(
   log: FastifyBaseLogger,
 ): Promise<boolean> {
   return bestEffort(deliver(queue, ledger, { jobId: job.jobId, deliveries: job.deliveries }), timeoutMs, log, { jobId: job.jobId });
+}
+
+/**
+ * After a person ended a job (cancel, resolve): delivers the next job of its thread if it waits
+ * for one (handOffThread), best effort within `timeoutMs`; the reconciler covers a failure.
+ */
+export function handOffWithin(queue: Queue<DeliveryData>, ledger: Ledger, threadId: string, timeoutMs: number, log: FastifyBaseLogger): Promise<boolean> {
+  return bestEffort(handOffThread(queue, ledger, threadId), timeoutMs, log, { threadId });
 }
 
 /**

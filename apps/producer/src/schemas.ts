@@ -92,6 +92,12 @@ export const JobView = z.object({
   error: json,
   interrupt: json,
   recoveryReason: z.string().nullable(),
+  blockedBy: z
+    .string()
+    .nullable()
+    .describe(
+      'While accepted or recovery_required: the job holding this job’s thread (an earlier unfinished job of the thread, or the one running on it), which this job waits for; its turn comes when that job ends. Null otherwise, and in action answers',
+    ),
   deliveries: z.number().describe("Deliveries issued so far: the admission issues the first; the timeline's `enqueued` events say which the queue took"),
   acceptedAt: time,
   enqueuedAt: maybeTime.describe('When the latest delivery was issued'),

@@ -62,6 +62,8 @@ export interface JobSummary {
   error: unknown;
   interrupt: unknown;
   recoveryReason: string | null;
+  /** While accepted or recovery_required: the job holding this job's thread, which it waits for; null otherwise. */
+  blockedBy: string | null;
   /** Deliveries issued so far (the admission issues the first); `enqueued` events say which the queue took. */
   deliveries: number;
   acceptedAt: string;
