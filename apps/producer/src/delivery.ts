@@ -56,9 +56,14 @@ export function sendAdmittedWithin(
 }
 
 /** For a repeated admission: `reachedQueue` within `timeoutMs` (false on any doubt). */
-export function deliveredBefore(queue: Queue<DeliveryData>, job: Pick<Job, 'status' | 'deliveryId'>, timeoutMs: number): Promise<boolean> {
+export function deliveredBefore(
+  queue: Queue<DeliveryData>,
+  ledger: Ledger,
+  job: Pick<Job, 'jobId' | 'status' | 'deliveryId'>,
+  timeoutMs: number,
+): Promise<boolean> {
   return within(
-    reachedQueue(queue, job).catch(() => false),
+    reachedQueue(queue, ledger, job).catch(() => false),
     timeoutMs,
     () => false,
   );

@@ -60,7 +60,7 @@ export const Admission = z.object({
   enqueued: z
     .boolean()
     .describe(
-      'False when the queue was unreachable (the reconciler delivers the job later). On a repeated submission (200): whether the job got past the queue or its delivery is in it now',
+      'False when the queue was unreachable (the reconciler delivers the job later). On a repeated submission (200): whether the job got past the queue, its delivery is in it now, or it waits for its thread (delivered when its turn comes)',
     ),
 });
 

@@ -25,7 +25,7 @@ export interface Admission {
   threadId: string;
   status: JobStatus;
   acceptedAt: string;
-  /** False when the queue was unreachable (the reconciler delivers the job later); for a repeat (`created: false`), whether the job got past the queue or its delivery is in it now. */
+  /** False when the queue was unreachable (the reconciler delivers the job later); for a repeat (`created: false`), whether the job got past the queue, its delivery is in it now, or it waits for its thread (delivered when its turn comes). */
   enqueued: boolean;
   /** False when the idempotency key named an earlier admission of the same request (HTTP 200). */
   created: boolean;

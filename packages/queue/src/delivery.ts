@@ -54,11 +54,18 @@ export async function queueHas(queue: Queue<DeliveryData>, id: string | null): P
 }
 
 /**
- * For a job admitted earlier (a repeated submission): true once it left `accepted`, or while the
- * queue holds its latest delivery; false when that delivery never reached the queue.
+ * For a job admitted earlier (a repeated submission): true once it left `accepted`, while the
+ * queue holds its latest delivery, or while it waits for its thread (a worker dropped its
+ * delivery, and the job that ends before it delivers it: it needs none until then); false when
+ * its delivery never reached the queue.
  */
-export async function reachedQueue(queue: Queue<DeliveryData>, job: { status: string; deliveryId: string | null }): Promise<boolean> {
-  return job.status !== 'accepted' || (await queueHas(queue, job.deliveryId));
+export async function reachedQueue(
+  queue: Queue<DeliveryData>,
+  ledger: Ledger,
+  job: { jobId: string; status: string; deliveryId: string | null },
+): Promise<boolean> {
+  if (job.status !== 'accepted' || (await queueHas(queue, job.deliveryId))) return true;
+  return (await ledger.get(job.jobId)).blockedBy !== null;
 }
 
 /** True when the job's last delivery still sits in the queue (so the reconciler need not add another). */
