@@ -39,6 +39,8 @@ export function describeEvent(e: LiveSnapshot['events'][number]): string {
       return compact((d.interrupt as { value?: unknown }[] | undefined)?.[0]?.value ?? d.interrupt ?? '', 80);
     case 'node_entered':
       return String(d.node ?? '');
+    case 'waiting_for_thread':
+      return `job ${String(d.blockedBy)} holds the thread`;
     default:
       return Object.keys(d).length > 0 ? compact(d, 80) : '';
   }

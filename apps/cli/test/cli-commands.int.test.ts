@@ -118,6 +118,20 @@ describe('runledger CLI without workers', { timeout: 120_000 }, () => {
     expect(errorLine(again)).toContain(`Cannot cancel job ${job.jobId}: it is cancelled.`);
   });
 
+  it('jobs and job name the job a waiting job waits for; cancelling that one delivers the waiting job', async () => {
+    const threadId = `cli-wait-${randomUUID()}`;
+    const { job: holder } = await db.ledger.admit({ graph: 'echo', input: {}, threadId });
+    const { job: waiting } = await db.ledger.admit({ graph: 'echo', input: {}, threadId });
+    const list = await runCli(['jobs', '--thread', threadId], env);
+    expect(list.stdout).toContain(`accepted, waits for ${holder.jobId.slice(0, 8)}`);
+    const show = await runCli(['job', waiting.jobId], env);
+    expect(show.stdout).toContain(`job ${holder.jobId} holds thread ${threadId}`);
+    const run = await runCli(['cancel', holder.jobId], env);
+    expect(run.code, run.stderr).toBe(0);
+    // Nothing was queued in this test, so the waiting job gets a delivery of its own.
+    expect(await db.ledger.get(waiting.jobId)).toMatchObject({ blockedBy: null, deliveries: 2, deliveryId: `${waiting.jobId}-d1` });
+  });
+
   it('resolve closes a manual_reconcile job with a note; replay puts one back in the queue', async () => {
     const resolved = await parkedForAPerson();
     const noNote = await runCli(['resolve', resolved, '--outcome', 'failed'], env);

@@ -40,7 +40,7 @@ export function crashHere(options: Pick<AdmitterOptions, 'crashAt'>, point: 'aft
 
 /** The answer to a repeated admission (same key, same request): its job, and whether that job got past the queue or is in it. */
 export async function repeated(options: AdmitterOptions, job: Job): Promise<Admitted> {
-  return { job, created: false, enqueued: await deliveredBefore(options.queue, job, options.enqueueTimeoutMs) };
+  return { job, created: false, enqueued: await deliveredBefore(options.queue, options.ledger, job, options.enqueueTimeoutMs) };
 }
 
 /**

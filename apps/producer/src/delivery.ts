@@ -1,5 +1,5 @@
 import type { Job, Ledger } from '@runledger/ledger';
-import { type DeliveryData, deliver, reachedQueue, sendAdmitted, settleWithin as within } from '@runledger/queue';
+import { type DeliveryData, deliver, handOffThread, reachedQueue, sendAdmitted, settleWithin as within } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -34,6 +34,20 @@ export function deliverWithin(
 }
 
 /**
+ * After a person ended a job (cancel, resolve): delivers the next job of its thread if it waits
+ * for one (handOffThread), best effort within `timeoutMs`; the reconciler covers a failure.
+ */
+export function handOffWithin(
+  queue: Queue<DeliveryData>,
+  ledger: Ledger,
+  thread: Pick<Job, 'tenant' | 'threadId'>,
+  timeoutMs: number,
+  log: FastifyBaseLogger,
+): Promise<boolean> {
+  return bestEffort(handOffThread(queue, ledger, thread), timeoutMs, log, { threadId: thread.threadId });
+}
+
+/**
  * Hands new admissions' first deliveries to the queue together (`sendAdmitted`), best effort
  * within `timeoutMs`: true when the queue took them and their `enqueued` events are written.
  */
@@ -48,9 +62,14 @@ export function sendAdmittedWithin(
 }
 
 /** For a repeated admission: `reachedQueue` within `timeoutMs` (false on any doubt). */
-export function deliveredBefore(queue: Queue<DeliveryData>, job: Pick<Job, 'status' | 'deliveryId'>, timeoutMs: number): Promise<boolean> {
+export function deliveredBefore(
+  queue: Queue<DeliveryData>,
+  ledger: Ledger,
+  job: Pick<Job, 'jobId' | 'status' | 'deliveryId'>,
+  timeoutMs: number,
+): Promise<boolean> {
   return within(
-    reachedQueue(queue, job).catch(() => false),
+    reachedQueue(queue, ledger, job).catch(() => false),
     timeoutMs,
     () => false,
   );

@@ -40,13 +40,13 @@ export class ProducerMetrics {
     registers: [this.registry],
   });
   /** The ledger counts being read: both gauges of one scrape (and overlapping scrapes) share one read. */
-  private counting: Promise<{ jobs: Record<string, number>; effects: Record<string, number> }> | undefined;
+  private counting: Promise<{ jobs: Record<string, number>; effects: Record<string, number>; waitingForThread: number }> | undefined;
 
   constructor(ledger: Ledger, queue: Queue<DeliveryData>) {
     const reads = new DashboardReads(ledger.pool);
     const ledgerCounts = () => {
-      this.counting ??= Promise.all([ledger.countByStatus(), reads.effectCounts()])
-        .then(([jobs, effects]) => ({ jobs, effects }))
+      this.counting ??= Promise.all([ledger.countByStatus(), reads.effectCounts(), ledger.countWaitingForThread()])
+        .then(([jobs, effects, waitingForThread]) => ({ jobs, effects, waitingForThread }))
         .finally(() => {
           this.counting = undefined;
         });
@@ -62,6 +62,15 @@ export class ProducerMetrics {
         const counts = await ledgerCounts().catch(() => undefined);
         // Every status, zero included: a status whose last job moved on must drop to 0.
         if (counts) for (const status of ALL_STATUSES) this.set({ status }, counts.jobs[status] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'runledger_jobs_waiting_for_thread',
+      help: 'Jobs ready to run but for their thread, which an earlier unfinished job (parked, running, waiting) holds',
+      registers,
+      async collect() {
+        const counts = await ledgerCounts().catch(() => undefined);
+        if (counts) this.set(counts.waitingForThread);
       },
     });
     new Gauge({

@@ -68,7 +68,7 @@ export const Admission = z.object({
   enqueued: z
     .boolean()
     .describe(
-      'False when the queue was unreachable (the reconciler delivers the job later). On a repeated submission (200): whether the job got past the queue or its delivery is in it now',
+      'False when the queue was unreachable (the reconciler delivers the job later). On a repeated submission (200): whether the job got past the queue, its delivery is in it now, or it waits for its thread (delivered when its turn comes)',
     ),
 });
 
@@ -100,6 +100,12 @@ export const JobView = z.object({
   error: json,
   interrupt: json,
   recoveryReason: z.string().nullable(),
+  blockedBy: z
+    .string()
+    .nullable()
+    .describe(
+      'While accepted or recovery_required: the job holding this job’s thread (an earlier unfinished job of the thread, or the one running on it), which this job waits for; its turn comes when that job ends. Null otherwise, and in action answers',
+    ),
   deliveries: z.number().describe("Deliveries issued so far: the admission issues the first; the timeline's `enqueued` events say which the queue took"),
   acceptedAt: time,
   enqueuedAt: maybeTime.describe('When the latest delivery was issued'),

@@ -23,6 +23,7 @@ export function jobView(job: Job): z.infer<typeof JobView> {
     error: job.error,
     interrupt: job.interrupt,
     recoveryReason: job.recoveryReason,
+    blockedBy: job.blockedBy,
     deliveries: job.deliveries,
     acceptedAt: job.acceptedAt.toISOString(),
     enqueuedAt: iso(job.enqueuedAt),

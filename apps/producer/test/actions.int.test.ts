@@ -102,6 +102,32 @@ describe('operator actions', () => {
     expect(last).toMatchObject({ type: 'resolved', detail: { outcome: 'failed', note: 'refunded' } });
   });
 
+  it('shows what a waiting job waits for, and delivers it once cancel or resolve ends the job holding its thread', async () => {
+    for (const action of ['cancel', 'resolve'] as const) {
+      const threadId = `held-${action}-${Date.now()}`;
+      const holder = await submit('echo', {}, threadId);
+      const claim = await h.db.ledger.claim(holder, 'test-worker');
+      if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
+      await h.db.ledger.requireManual(holder, claim.job.fencingToken, 'effect_in_doubt');
+      const waiting = await submit('echo', {}, threadId);
+      // A worker's claim was refused; it recorded the wait and dropped the delivery.
+      expect(await h.db.ledger.claim(waiting, 'test-worker')).toMatchObject({ ok: false, reason: 'thread_busy' });
+      expect(await h.db.ledger.waitForThread(waiting)).toBe(holder);
+      await h.queue.remove(waiting);
+      const before = await h.app.inject({ method: 'GET', url: `/v1/jobs/${waiting}` });
+      expect(before.json()).toMatchObject({ status: 'accepted', blockedBy: holder });
+      const events = (await h.app.inject({ method: 'GET', url: `/v1/jobs/${waiting}/events` })).json().events;
+      expect(events.at(-1)).toMatchObject({ type: 'waiting_for_thread', detail: { blockedBy: holder } });
+      const listed = (await h.app.inject({ method: 'GET', url: `/v1/jobs?threadId=${threadId}` })).json().jobs;
+      expect(listed.map((j: { blockedBy: string | null }) => j.blockedBy)).toEqual([holder, null]);
+
+      const r = await act(holder, action, action === 'resolve' ? { outcome: 'failed', note: 'refunded' } : { note: 'not needed' });
+      expect(r.statusCode).toBe(200);
+      expect(await h.queue.getJob(deliveryId(waiting, 1))).toBeTruthy();
+      expect((await h.app.inject({ method: 'GET', url: `/v1/jobs/${waiting}` })).json()).toMatchObject({ status: 'accepted', blockedBy: null, deliveries: 2 });
+    }
+  });
+
   it('answers 404 for every action on an unknown job', async () => {
     for (const [action, payload] of [['cancel'], ['replay'], ['resume', { resume: 1 }], ['resolve', { outcome: 'failed', note: 'n' }]] as const) {
       const r = await act('missing-job', action, payload);

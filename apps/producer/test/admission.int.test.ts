@@ -46,6 +46,23 @@ describe.each(admissionModes())('admission ($name)', ({ backend, groupCommit }) 
     expect(await allJobs(h.db)).toEqual(before);
   });
 
+  it('answers a repeat of a job waiting for its thread as enqueued: it needs no delivery until its turn', async () => {
+    const threadId = `repeat-wait-${backend}${groupCommit ? '-gc' : ''}`;
+    const holder = (await post({ graph: 'approval', input: { request: 'x' }, threadId })).json().jobId;
+    const claim = await h.db.ledger.claim(holder, 'test-worker');
+    if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
+    await h.db.ledger.park(holder, claim.job.fencingToken, [{ question: 'approve?' }]);
+    const request = { graph: 'echo', input: {}, threadId, idempotencyKey: `${threadId}-key` };
+    const waiting = (await post(request)).json().jobId;
+    // A worker's claim was refused: it recorded the wait and dropped the delivery.
+    expect(await h.db.ledger.claim(waiting, 'test-worker')).toMatchObject({ ok: false, reason: 'thread_busy' });
+    expect(await h.db.ledger.waitForThread(waiting)).toBe(holder);
+    await h.queue.remove(waiting);
+    const again = await post(request);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ jobId: waiting, enqueued: true });
+  });
+
   it('takes the key from the Idempotency-Key header too', async () => {
     const headers = { 'idempotency-key': `key-${backend}-header` };
     const first = await post({ graph: 'echo', input: {} }, headers);

@@ -155,6 +155,17 @@ describe('dashboard actions', () => {
     expect((await post(job.jobId, 'cancel', { confirm: 'yes', note: 'not needed' })).statusCode).toBe(303);
     expect((await h.db.ledger.get(job.jobId)).status).toBe('cancelled');
   });
+
+  it('shows which job a waiting job waits for, and cancelling that one delivers the waiting job', async () => {
+    const threadId = `dash-wait-${Date.now()}`;
+    const holder = (await h.db.ledger.admit({ graph: 'echo', input: {}, threadId })).job;
+    const waiting = (await h.db.ledger.admit({ graph: 'echo', input: {}, threadId })).job;
+    const { body } = await openJobPage(waiting.jobId);
+    expect(body).toContain(`<dt>Waiting for</dt><dd>job <a class="mono" href="/admin/jobs/${holder.jobId}">${holder.jobId}</a>`);
+    expect((await post(holder.jobId, 'cancel', { confirm: 'yes' })).statusCode).toBe(303);
+    expect(await h.db.ledger.get(waiting.jobId)).toMatchObject({ blockedBy: null, deliveries: 2 });
+    expect((await openJobPage(waiting.jobId)).body).not.toContain('Waiting for');
+  });
 });
 
 describe('dashboard charts and files', () => {

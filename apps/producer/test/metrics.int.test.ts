@@ -45,7 +45,16 @@ describe('producer metrics', () => {
     const text = await scrape();
     for (const [status, n] of Object.entries(jobs)) expect(sample(text, 'runledger_jobs', `status="${status}"`)).toBe(n);
     expect(text).toMatch(/^runledger_queue_jobs\{state="waiting"\} \d+/m);
+    expect(sample(text, 'runledger_jobs_waiting_for_thread')).toBe(await h.db.ledger.countWaitingForThread());
     expect(sample(text, 'runledger_queue_jobs', 'state="waiting"')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts the jobs waiting for their thread', async () => {
+    const threadId = `metrics-wait-${Date.now()}`;
+    const before = sample(await scrape(), 'runledger_jobs_waiting_for_thread');
+    for (let i = 0; i < 3; i++) expect((await submit({ graph: 'echo', input: {}, threadId })).statusCode).toBe(202);
+    // The first job of the thread may run; the two behind it wait.
+    expect(sample(await scrape(), 'runledger_jobs_waiting_for_thread') - before).toBe(2);
   });
 
   it('counts operator transitions made through the API', async () => {

@@ -1,6 +1,6 @@
 import { Command, INTERRUPT, RunControl } from '@langchain/langgraph';
-import { FencedPostgresSaver, type Job, type Ledger, langGraphThreadId } from '@runledger/ledger';
-import { type DeliveryData, deliver } from '@runledger/queue';
+import { type ClaimResult, FencedPostgresSaver, type Job, type Ledger, langGraphThreadId } from '@runledger/ledger';
+import { type DeliveryData, deliver, handOffThread } from '@runledger/queue';
 import type { GraphRegistry, RunContext, RunnableGraph } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
@@ -29,8 +29,16 @@ export interface ExecuteDeps {
 
 /** What happened to one delivery; for logs, metrics and the BullMQ return value. */
 export type DeliveryOutcome =
-  | { outcome: 'refused'; reason: string; retryInMs?: number }
-  | { outcome: 'completed' | 'failed' | 'interrupted' | 'manual_reconcile' | 'retry' | 'released' | 'lease_lost'; decision?: Decision['action'] };
+  | { outcome: 'refused'; reason: string; retryInMs?: number; blockedBy?: string }
+  | {
+      outcome: 'completed' | 'failed' | 'interrupted' | 'manual_reconcile' | 'retry' | 'released' | 'lease_lost';
+      decision?: Decision['action'];
+      /** The job ended while other jobs of its thread are unfinished: deliver the next one. */
+      handOff?: boolean;
+    };
+
+/** Claims a thread_busy refusal may retry at once, when the thread turned out free meanwhile. */
+const CLAIM_ROUNDS = 3;
 
 /** Redelivers a job through the queue, after `delayMs`. Best effort: the reconciler covers a failure. */
 export async function redeliver(deps: Pick<ExecuteDeps, 'ledger' | 'queue' | 'log'>, jobId: string, delayMs = 0): Promise<void> {
@@ -54,17 +62,40 @@ function crashHere(deps: ExecuteDeps, point: string): void {
   if (deps.crashAt === point) process.kill(process.pid, 'SIGKILL');
 }
 
+/**
+ * Claims a job, or says why not. A job whose thread another job holds is recorded as waiting for
+ * it and its delivery is dropped, never retried on a timer: a thread can stay parked for days.
+ * The holder's end delivers the next job (handOffThread); the reconciler is the safety net.
+ */
+async function claimOrWait(deps: ExecuteDeps, jobId: string): Promise<Extract<ClaimResult, { ok: true }> | DeliveryOutcome> {
+  const { ledger, workerId } = deps;
+  for (let round = 1; ; round++) {
+    // One statement: the claim, its `claimed` event and, on a first attempt of a graph this worker
+    // runs, the `started` decision; it also tells whether pending effects need reading.
+    const claim = await ledger.claim(jobId, workerId, ledger.leaseTtlMs, { startGraphs: deps.startGraphs });
+    if (claim.ok) return claim;
+    if (claim.reason === 'not_due') return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
+    if (claim.reason !== 'thread_busy') return { outcome: 'refused', reason: claim.reason };
+    const blockedBy = await ledger.waitForThread(jobId);
+    // Null: the holder ended between the two statements (claim again), or the job moved on.
+    if (blockedBy !== null || round === CLAIM_ROUNDS) return { outcome: 'refused', reason: claim.reason, blockedBy: blockedBy ?? undefined };
+  }
+}
+
+/** Delivers the next job of a thread this job ended on. Best effort: the reconciler covers a failure. */
+async function handOff(deps: ExecuteDeps, job: Job): Promise<void> {
+  const { jobId, threadId } = job;
+  try {
+    await handOffThread(deps.queue, deps.ledger, job);
+  } catch (err) {
+    deps.log('warn', 'thread hand-off failed; the reconciler will deliver the next job', { jobId, threadId, error: (err as Error).message });
+  }
+}
+
 /** Claims a job and runs, resumes, replays or parks it per the recovery table. */
 export async function executeDelivery(deps: ExecuteDeps, jobId: string): Promise<DeliveryOutcome> {
-  const { ledger, workerId } = deps;
-  // One statement: the claim, its `claimed` event and, on a first attempt of a graph this worker
-  // runs, the `started` decision; it also tells whether pending effects need reading.
-  const claim = await ledger.claim(jobId, workerId, ledger.leaseTtlMs, { startGraphs: deps.startGraphs });
-  if (!claim.ok) {
-    if (claim.reason === 'thread_busy') return { outcome: 'refused', reason: claim.reason, retryInMs: 250 };
-    if (claim.reason === 'not_due') return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
-    return { outcome: 'refused', reason: claim.reason };
-  }
+  const claim = await claimOrWait(deps, jobId);
+  if (!('ok' in claim)) return claim;
   const job = claim.job;
   const token = job.fencingToken;
   const log = (level: 'info' | 'warn' | 'error', msg: string, f: Record<string, unknown> = {}) =>
@@ -75,13 +106,16 @@ export async function executeDelivery(deps: ExecuteDeps, jobId: string): Promise
   deps.controls.set(jobId, control);
   const timeoutMs = job.timeoutMs ?? deps.defaultTimeoutMs;
   const timer = setTimeout(() => controller.abort(new RunAbort('timeout', `Attempt ${job.attempt} exceeded its time limit of ${timeoutMs} ms.`)), timeoutMs);
+  let outcome: DeliveryOutcome;
   try {
-    return await runClaimed(deps, { job, started: claim.started, mayHavePendingEffects: claim.mayHavePendingEffects }, controller.signal, control, log);
+    outcome = await runClaimed(deps, { job, started: claim.started, mayHavePendingEffects: claim.mayHavePendingEffects }, controller.signal, control, log);
   } finally {
     clearTimeout(timer);
     deps.controls.delete(jobId);
     deps.keeper.release(jobId);
   }
+  if ('handOff' in outcome && outcome.handOff) await handOff(deps, job);
+  return outcome;
 }
 
 /** A claimed job with what the claim statement already did or learnt. */
@@ -98,8 +132,11 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   const { jobId, fencingToken: token } = job;
   const def = deps.graphs.get(job.graph);
   if (!def) {
-    await ledger.fail(jobId, token, { code: 'unknown_graph', message: `No graph named "${job.graph}" is registered in this worker (check RUNLEDGER_GRAPHS).` });
-    return { outcome: 'failed' };
+    const end = await ledger.fail(jobId, token, {
+      code: 'unknown_graph',
+      message: `No graph named "${job.graph}" is registered in this worker (check RUNLEDGER_GRAPHS).`,
+    });
+    return { outcome: 'failed', handOff: end.otherJobsOnThread };
   }
   const saver = new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: deps.schema });
   const graph = def.build(saver);
@@ -113,9 +150,9 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   log('info', `decision: ${decision.action}`);
   if (claimed.started && decision.action !== 'start') log('error', `the claim recorded started but the decision is ${decision.action}`);
   try {
-    const input = await applyDecision(deps, job, decision, graph.getState.bind(graph), claimed.started);
-    if (input === undefined) return finishedByDecision(decision);
-    const output = await graph.invoke(input, config);
+    const applied = await applyDecision(deps, job, decision, graph.getState.bind(graph), claimed.started);
+    if ('done' in applied) return applied.done;
+    const output = await graph.invoke(applied.input, config);
     crashHere(deps, 'after_invoke');
     return await settle(deps, job, graph, decision, outputKeys === undefined ? undefined : output);
   } catch (err) {
@@ -123,43 +160,45 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   }
 }
 
-/** Records the decision; returns the invoke input, or undefined when the decision ended the attempt. */
-async function applyDecision(deps: ExecuteDeps, job: Job, d: Decision, getState: RunnableGraph['getState'], startRecorded: boolean): Promise<unknown> {
+/** Records the decision; returns the invoke input, or how the attempt ended when the decision ended it. */
+async function applyDecision(
+  deps: ExecuteDeps,
+  job: Job,
+  d: Decision,
+  getState: RunnableGraph['getState'],
+  startRecorded: boolean,
+): Promise<{ input: unknown } | { done: DeliveryOutcome }> {
   const { ledger } = deps;
   const { jobId, fencingToken: token } = job;
   switch (d.action) {
     case 'start':
       if (!startRecorded) await ledger.appendEvent(jobId, token, 'started', {});
-      return job.input;
+      return { input: job.input };
     case 'replay':
       await ledger.appendEvent(jobId, token, 'replayed', { reason: d.reason });
-      return job.input;
+      return { input: job.input };
     case 'resume':
       await ledger.appendEvent(jobId, token, 'resumed', { reason: d.reason });
-      return null;
+      return { input: null };
     case 'resume_command':
       await ledger.appendEvent(jobId, token, 'resumed', { reason: 'resume_request' });
-      return new Command({ resume: d.value });
+      return { input: new Command({ resume: d.value }) };
     case 'park':
       await ledger.park(jobId, token, d.interrupts);
-      return undefined;
+      return { done: { outcome: 'interrupted', decision: d.action } };
     case 'complete_finished': {
       const state = await getState(threadOf(job));
-      await ledger.complete(jobId, token, state.values ?? null, { decision: 'already_finished' });
-      return undefined;
+      const end = await ledger.complete(jobId, token, state.values ?? null, { decision: 'already_finished' });
+      return { done: { outcome: 'completed', decision: d.action, handOff: end.otherJobsOnThread } };
     }
     case 'manual':
       await ledger.requireManual(jobId, token, d.reason, { effects: d.effects });
-      return undefined;
-    case 'fail':
-      await ledger.fail(jobId, token, d.error);
-      return undefined;
+      return { done: { outcome: 'manual_reconcile', decision: d.action } };
+    case 'fail': {
+      const end = await ledger.fail(jobId, token, d.error);
+      return { done: { outcome: 'failed', decision: d.action, handOff: end.otherJobsOnThread } };
+    }
   }
-}
-
-function finishedByDecision(d: Decision): DeliveryOutcome {
-  const map = { park: 'interrupted', complete_finished: 'completed', manual: 'manual_reconcile', fail: 'failed' } as const;
-  return { outcome: map[d.action as keyof typeof map] ?? 'completed', decision: d.action };
 }
 
 /**
@@ -181,8 +220,8 @@ function stateKeys(graph: RunnableGraph): string[] | undefined {
  */
 async function settle(deps: ExecuteDeps, job: Job, graph: RunnableGraph, d: Decision, output?: unknown): Promise<DeliveryOutcome> {
   if (typeof output === 'object' && output !== null && !(INTERRUPT in output)) {
-    await deps.ledger.complete(job.jobId, job.fencingToken, output);
-    return { outcome: 'completed', decision: d.action };
+    const end = await deps.ledger.complete(job.jobId, job.fencingToken, output);
+    return { outcome: 'completed', decision: d.action, handOff: end.otherJobsOnThread };
   }
   const state = await graph.getState(threadOf(job));
   const interrupts = pendingInterrupts(state);
@@ -190,8 +229,8 @@ async function settle(deps: ExecuteDeps, job: Job, graph: RunnableGraph, d: Deci
     await deps.ledger.park(job.jobId, job.fencingToken, interrupts);
     return { outcome: 'interrupted', decision: d.action };
   }
-  await deps.ledger.complete(job.jobId, job.fencingToken, state.values ?? null);
-  return { outcome: 'completed', decision: d.action };
+  const end = await deps.ledger.complete(job.jobId, job.fencingToken, state.values ?? null);
+  return { outcome: 'completed', decision: d.action, handOff: end.otherJobsOnThread };
 }
 
 async function handleFailure(
@@ -227,8 +266,8 @@ async function handleFailure(
         const node = await failedNode(graph, job);
         const error: Record<string, unknown> = { ...failure.error, node, attempt: job.attempt };
         if (job.attempt >= job.maxAttempts) {
-          await ledger.fail(jobId, token, { ...error, attemptsExhausted: true });
-          return { outcome: 'failed', decision: d.action };
+          const end = await ledger.fail(jobId, token, { ...error, attemptsExhausted: true });
+          return { outcome: 'failed', decision: d.action, handOff: end.otherJobsOnThread };
         }
         const delay = backoffMs(job.attempt);
         await ledger.retryLater(jobId, token, error, delay);

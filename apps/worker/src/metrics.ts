@@ -53,6 +53,12 @@ export class WorkerMetrics {
     labelNames: ['outcome'],
     registers: this.registers,
   });
+  readonly refusedClaims = new Counter({
+    name: 'runledger_claims_refused_total',
+    help: 'Deliveries whose claim was refused, by reason (thread_busy: the job now waits for its thread without a delivery)',
+    labelNames: ['reason'],
+    registers: this.registers,
+  });
   readonly attempts = new Counter({ name: 'runledger_attempts_total', help: 'Attempts started (claims won)', registers: this.registers });
   readonly transitions = new Counter({
     name: 'runledger_job_transitions_total',
@@ -130,7 +136,10 @@ export class WorkerMetrics {
   /** Records one delivery (RunledgerWorker's onOutcome). Recovery time is read from the job's timeline; a failed read is skipped. */
   observeDelivery(jobId: string, outcome: DeliveryOutcome, timing?: DeliveryTiming): void {
     this.deliveries.inc({ outcome: outcome.outcome });
-    if (outcome.outcome === 'refused') return;
+    if (outcome.outcome === 'refused') {
+      this.refusedClaims.inc({ reason: outcome.reason });
+      return;
+    }
     this.attempts.inc();
     this.transitions.inc({ to: 'running' });
     const to = OUTCOME_STATUS[outcome.outcome];

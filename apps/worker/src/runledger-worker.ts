@@ -96,7 +96,7 @@ export class RunledgerWorker {
     const queuedAt = bullJob.timestamp + (bullJob.opts.delay ?? 0);
     this.options.onOutcome?.(jobId, outcome, { queuedAt, startedAt, finishedAt: Date.now() });
     if (outcome.outcome === 'refused' && outcome.retryInMs !== undefined && token) {
-      // Thread busy or not yet due: wait in the queue, never beside the running job.
+      // A retry not yet due: wait in the queue until it is (once; a busy thread is not retried here).
       await bullJob.moveToDelayed(Date.now() + outcome.retryInMs, token);
       throw new DelayedError();
     }

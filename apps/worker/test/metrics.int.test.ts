@@ -110,6 +110,20 @@ describe(`worker metrics (${backend} queue)`, () => {
     expect(sample(after, 'runledger_recoveries_total', 'decision="resume"') - sample(before, 'runledger_recoveries_total', 'decision="resume"')).toBe(1);
     expect(sample(after, 'runledger_job_transitions_total', 'to="recovery_required"')).toBeGreaterThanOrEqual(1);
   });
+
+  it('counts one refused claim for a job waiting behind a running job of its thread, however long it waits', async () => {
+    const refused = (t: string) => sample(t, 'runledger_claims_refused_total', 'reason="thread_busy"');
+    const before = refused(await w.scrape());
+    const threadId = 'metrics-thread-busy';
+    const first = await submit(db.ledger, q, { graph: 'echo', input: { steps: 1, sleepMs: 2_000 }, threadId });
+    await waitForStatus(db.ledger, first.jobId, ['running']);
+    const second = await submit(db.ledger, q, { graph: 'echo', input: { steps: 1 }, threadId });
+    await waitFor('the refused claim counted', async () => refused(await w.scrape()) > before);
+    // Many sweeps pass (every 100 ms, 500 ms grace) while the first job runs on.
+    await waitForStatus(db.ledger, first.jobId, ['completed']);
+    expect((await waitForStatus(db.ledger, second.jobId, ['completed'])).status).toBe('completed');
+    expect(refused(await w.scrape()) - before).toBe(1);
+  });
 });
 
 describe('lease loss and fenced writes', () => {

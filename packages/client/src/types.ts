@@ -25,7 +25,7 @@ export interface Admission {
   threadId: string;
   status: JobStatus;
   acceptedAt: string;
-  /** False when the queue was unreachable (the reconciler delivers the job later); for a repeat (`created: false`), whether the job got past the queue or its delivery is in it now. */
+  /** False when the queue was unreachable (the reconciler delivers the job later); for a repeat (`created: false`), whether the job got past the queue, its delivery is in it now, or it waits for its thread (delivered when its turn comes). */
   enqueued: boolean;
   /** False when the idempotency key named an earlier admission of the same request (HTTP 200). */
   created: boolean;
@@ -62,6 +62,8 @@ export interface JobSummary {
   error: unknown;
   interrupt: unknown;
   recoveryReason: string | null;
+  /** While accepted or recovery_required: the job holding this job's thread, which it waits for; null otherwise. */
+  blockedBy: string | null;
   /** Deliveries issued so far (the admission issues the first); `enqueued` events say which the queue took. */
   deliveries: number;
   acceptedAt: string;

@@ -98,5 +98,7 @@ export function admittedJob(row: AdmissionRow, inserted: Record<string, unknown>
     firstCheckpointAt: null,
     completedAt: null,
     updatedAt: acceptedAt,
+    // Not read here: `get` tells whether an earlier job of the thread holds it.
+    blockedBy: null,
   };
 }

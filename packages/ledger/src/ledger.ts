@@ -5,7 +5,7 @@ import { AdmissionLedger } from './ledger-admission';
 import { json } from './ledger-core';
 import { toEffect, toEvent, toJob } from './rows';
 import { type JobStatus, TERMINAL_STATUSES } from './states';
-import type { ClaimResult, Effect, Job, JobEvent, ListFilter, SweepResult } from './types';
+import type { AttemptEnd, ClaimResult, Effect, Job, JobEvent, ListFilter, SweepResult, ThreadTurn } from './types';
 
 export type { LedgerOptions } from './ledger-core';
 
@@ -60,6 +60,27 @@ export class Ledger extends AdmissionLedger {
     return { ok: false, reason: 'lease_held', status };
   }
 
+  /**
+   * After a `thread_busy` refusal: the job holding the thread, with a `waiting_for_thread` event
+   * the first time this job waits for it; drop the delivery then (the holder's end hands the
+   * thread on). Null when nothing holds the thread any more (claim again) or the job left
+   * accepted / recovery_required meanwhile (a claim explains why).
+   */
+  async waitForThread(jobId: string): Promise<string | null> {
+    return ((await this.q('wait_for_thread', [jobId])).rows[0]?.blocked_by as string | null | undefined) ?? null;
+  }
+
+  /** The job whose turn it is on a thread, if it waits for a delivery (accepted, or due for recovery). */
+  async nextOfThread(thread: Pick<Job, 'tenant' | 'threadId'>): Promise<ThreadTurn | undefined> {
+    const row = (await this.q('next_job_of_thread', [thread.tenant, thread.threadId])).rows[0];
+    return row ? { jobId: row.job_id, deliveries: Number(row.deliveries), deliveryId: row.delivery_id ?? null } : undefined;
+  }
+
+  /** Jobs ready to run but for their thread, which another job holds. */
+  async countWaitingForThread(tenant?: string): Promise<number> {
+    return Number((await this.q('count_jobs_waiting_for_thread', [tenant ?? null])).rows[0]?.count ?? 0);
+  }
+
   /** Renews all of a worker's leases in one statement; returns the job ids whose lease is lost. */
   async heartbeat(workerId: string, leases: ReadonlyArray<{ jobId: string; token: number }>, ttlMs = this.leaseTtlMs): Promise<string[]> {
     const r = await this.q('heartbeat', [workerId, leases.map((l) => l.jobId), leases.map((l) => l.token), ttlMs]);
@@ -77,7 +98,7 @@ export class Ledger extends AdmissionLedger {
     return (await this.q('record_checkpoint', [jobId, token], db)).rowCount === 1;
   }
 
-  private async end(jobId: string, token: number, e: EndAttempt): Promise<void> {
+  private async end(jobId: string, token: number, e: EndAttempt): Promise<AttemptEnd> {
     const values = [
       jobId,
       token,
@@ -90,22 +111,24 @@ export class Ledger extends AdmissionLedger {
       e.reason ?? null,
       e.runAfterMs ?? null,
     ];
-    const r = await this.q('end_attempt', values);
-    if (r.rowCount !== 1) throw new LeaseLostError(jobId, token, e.event);
+    const row = (await this.q('end_attempt', values)).rows[0];
+    if (!row) throw new LeaseLostError(jobId, token, e.event);
+    return { otherJobsOnThread: row.other_jobs_on_thread === true };
   }
 
-  complete(jobId: string, token: number, result: unknown, detail: Record<string, unknown> = {}): Promise<void> {
+  /** The job is done; `otherJobsOnThread` says whether to hand its thread on (handOffThread). */
+  complete(jobId: string, token: number, result: unknown, detail: Record<string, unknown> = {}): Promise<AttemptEnd> {
     return this.end(jobId, token, { status: 'completed', event: 'completed', result: result ?? null, detail });
   }
 
-  /** Terminal failure (attempts exhausted, unknown graph, poison job). */
-  fail(jobId: string, token: number, error: Record<string, unknown>): Promise<void> {
+  /** Terminal failure (attempts exhausted, unknown graph, poison job); hand the thread on as after `complete`. */
+  fail(jobId: string, token: number, error: Record<string, unknown>): Promise<AttemptEnd> {
     return this.end(jobId, token, { status: 'failed', event: 'failed', error, detail: error });
   }
 
   /** The graph stopped at `interrupt()`: wait for a resume request. */
-  park(jobId: string, token: number, interrupt: unknown): Promise<void> {
-    return this.end(jobId, token, {
+  async park(jobId: string, token: number, interrupt: unknown): Promise<void> {
+    await this.end(jobId, token, {
       status: 'interrupted',
       event: 'interrupted',
       interrupt: this.seal(interrupt, sealContext.jobInterrupt(jobId)),
@@ -114,13 +137,13 @@ export class Ledger extends AdmissionLedger {
   }
 
   /** Drain hand-over: give the job back at once so another worker resumes it; not counted as an attempt. */
-  release(jobId: string, token: number, reason = 'drained'): Promise<void> {
-    return this.end(jobId, token, { status: 'recovery_required', event: 'recovery_required', reason, detail: { reason } });
+  async release(jobId: string, token: number, reason = 'drained'): Promise<void> {
+    await this.end(jobId, token, { status: 'recovery_required', event: 'recovery_required', reason, detail: { reason } });
   }
 
   /** A failed attempt that will be retried after `delayMs` (by resuming from its checkpoint). */
-  retryLater(jobId: string, token: number, error: Record<string, unknown>, delayMs: number): Promise<void> {
-    return this.end(jobId, token, {
+  async retryLater(jobId: string, token: number, error: Record<string, unknown>, delayMs: number): Promise<void> {
+    await this.end(jobId, token, {
       status: 'recovery_required',
       event: 'recovery_required',
       error,
@@ -131,8 +154,8 @@ export class Ledger extends AdmissionLedger {
   }
 
   /** Stop for a person: replay is unsafe (an effect's outcome is unknown). */
-  requireManual(jobId: string, token: number, reason: string, detail: Record<string, unknown> = {}): Promise<void> {
-    return this.end(jobId, token, { status: 'manual_reconcile', event: 'manual_reconcile', reason, detail: { reason, ...detail } });
+  async requireManual(jobId: string, token: number, reason: string, detail: Record<string, unknown> = {}): Promise<void> {
+    await this.end(jobId, token, { status: 'manual_reconcile', event: 'manual_reconcile', reason, detail: { reason, ...detail } });
   }
 
   private async operate(

@@ -56,6 +56,7 @@ export function toJob(r: Row, codec?: PayloadCodec): Job {
     firstCheckpointAt: (r.first_checkpoint_at as Date | null) ?? null,
     completedAt: (r.completed_at as Date | null) ?? null,
     updatedAt: r.updated_at as Date,
+    blockedBy: (r.blocked_by as string | null | undefined) ?? null,
   };
 }
 

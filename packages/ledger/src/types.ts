@@ -31,6 +31,12 @@ export interface Job {
   firstCheckpointAt: Date | null;
   completedAt: Date | null;
   updatedAt: Date;
+  /**
+   * While the job is accepted or recovery_required: the job holding its thread (an earlier
+   * unfinished job, or one holding a lease), so this one waits; null otherwise. Read by `get`
+   * and `list`; other verbs return null.
+   */
+  blockedBy: string | null;
 }
 
 export interface JobEvent {
@@ -93,6 +99,19 @@ export type ClaimResult =
       mayHavePendingEffects: boolean;
     }
   | { ok: false; reason: ClaimRefusal; status?: JobStatus; blockedBy?: string; dueInMs?: number };
+
+/** What ending an attempt as completed or failed tells the caller. */
+export interface AttemptEnd {
+  /** Another job of the thread is unfinished: hand the thread on (handOffThread). */
+  otherJobsOnThread: boolean;
+}
+
+/** The job whose turn it is on a thread (`nextOfThread`), with its latest delivery. */
+export interface ThreadTurn {
+  jobId: string;
+  deliveries: number;
+  deliveryId: string | null;
+}
 
 export interface ListFilter {
   tenant?: string;

@@ -167,7 +167,7 @@ class Run {
       if (await ledger.recordCheckpoint(id, token)) accepted('checkpointed');
       return;
     }
-    const write: Record<EndVerb, () => Promise<void>> = {
+    const write: Record<EndVerb, () => Promise<unknown>> = {
       complete: () => ledger.complete(id, token, { by: `w${c.worker}` }),
       fail: () => ledger.fail(id, token, { message: 'property' }),
       park: () => ledger.park(id, token, { ask: 'continue?' }),

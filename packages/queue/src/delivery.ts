@@ -1,4 +1,4 @@
-import type { Delivered, Ledger } from '@runledger/ledger';
+import type { Delivered, Job, Ledger } from '@runledger/ledger';
 import type { Queue } from 'bullmq';
 
 /** The message a delivery carries: a reference, never the payload. */
@@ -54,17 +54,38 @@ export async function queueHas(queue: Queue<DeliveryData>, id: string | null): P
 }
 
 /**
- * For a job admitted earlier (a repeated submission): true once it left `accepted`, or while the
- * queue holds its latest delivery; false when that delivery never reached the queue.
+ * For a job admitted earlier (a repeated submission): true once it left `accepted`, while the
+ * queue holds its latest delivery, or while it waits for its thread (a worker dropped its
+ * delivery, and the job that ends before it delivers it: it needs none until then); false when
+ * its delivery never reached the queue.
  */
-export async function reachedQueue(queue: Queue<DeliveryData>, job: { status: string; deliveryId: string | null }): Promise<boolean> {
-  return job.status !== 'accepted' || (await queueHas(queue, job.deliveryId));
+export async function reachedQueue(
+  queue: Queue<DeliveryData>,
+  ledger: Ledger,
+  job: { jobId: string; status: string; deliveryId: string | null },
+): Promise<boolean> {
+  if (job.status !== 'accepted' || (await queueHas(queue, job.deliveryId))) return true;
+  return (await ledger.get(job.jobId)).blockedBy !== null;
 }
 
 /** True when the job's last delivery still sits in the queue (so the reconciler need not add another). */
 export async function isQueued(queue: Queue<DeliveryData>, id: string | null): Promise<boolean> {
   if (!id) return false;
   return QUEUED_STATES.has(await queue.getJobState(id));
+}
+
+/**
+ * Delivers the job whose turn it now is on a thread (after a job of it ended), unless that job's
+ * latest delivery still waits in the queue: jobs refused as thread_busy dropped theirs
+ * (Ledger.waitForThread), and the reconciler leaves a held thread's jobs alone. Judged after the
+ * ending job committed, so a delivery still waiting will find the thread free; one being
+ * processed may have been refused, so it gets another (a duplicate is refused harmlessly).
+ * Returns the new delivery's id, or null when nothing needed one.
+ */
+export async function handOffThread(queue: Queue<DeliveryData>, ledger: Ledger, thread: Pick<Job, 'tenant' | 'threadId'>): Promise<string | null> {
+  const next = await ledger.nextOfThread(thread);
+  if (!next || (await isQueued(queue, next.deliveryId))) return null;
+  return deliver(queue, ledger, next);
 }
 
 /** `work`'s answer, or `fallback()` when it has not settled within `timeoutMs`. */

@@ -2,7 +2,7 @@ import { type ConnectionOptions, createPostgresBackend, type Processor, Queue, W
 import { Redis } from 'ioredis';
 import type { DeliveryData } from './delivery';
 
-export { type DeliveryData, deliver, deliveryId, isQueued, queueHas, reachedQueue, sendAdmitted, settleWithin } from './delivery';
+export { type DeliveryData, deliver, deliveryId, handOffThread, isQueued, queueHas, reachedQueue, sendAdmitted, settleWithin } from './delivery';
 export { Reconciler, type ReconcilerOptions, type SweepReport } from './reconciler';
 
 /** The one BullMQ queue every Runledger job reference goes through. */

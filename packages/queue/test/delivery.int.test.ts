@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
-import { type DeliveryData, deliver, deliveryId, isQueued, openQueue, openWorker, type QueueConfig, queueHas, sendAdmitted } from '../src/index';
+import { type DeliveryData, deliver, deliveryId, handOffThread, isQueued, openQueue, openWorker, type QueueConfig, queueHas, sendAdmitted } from '../src/index';
 
 const redisUrl = inject('redisUrl');
 if (!redisUrl) console.warn('[queue tests] no Redis (REDIS_URL unset, nothing on :6379): SKIPPING the Redis-backend delivery tests.');
@@ -84,6 +84,28 @@ for (const backend of backends) {
       const id = await deliver(queue, db.ledger, job, 60_000);
       expect(await queue.getJobState(id)).toBe('delayed');
       expect(await isQueued(queue, id)).toBe(true);
+    });
+
+    it('hands a thread on to its next job once it is free, unless that job still has a delivery waiting', async () => {
+      const { ledger } = db;
+      const threadId = `handoff-${backend.name}`;
+      const { job: holder } = await ledger.admit({ graph: 'approval', input: {}, threadId });
+      const claim = await ledger.claim(holder.jobId, 'w');
+      if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
+      await ledger.park(holder.jobId, claim.job.fencingToken, { ask: 'approve?' });
+      const { job: next } = await ledger.admit({ graph: 'echo', input: {}, threadId });
+      await sendAdmitted(queue, ledger, [next]);
+      // The thread is held (its first job is parked): nothing to hand on.
+      expect(await handOffThread(queue, ledger, next)).toBeNull();
+      await ledger.cancel(holder.jobId);
+      // The next job's delivery still waits in the queue and will find the thread free.
+      expect(await handOffThread(queue, ledger, next)).toBeNull();
+      // A worker refused it and dropped it while the thread was held: deliver it again, once.
+      await queue.remove(next.jobId);
+      expect(await handOffThread(queue, ledger, next)).toBe(`${next.jobId}-d1`);
+      expect(await isQueued(queue, `${next.jobId}-d1`)).toBe(true);
+      expect(await handOffThread(queue, ledger, next)).toBeNull();
+      expect(await ledger.get(next.jobId)).toMatchObject({ deliveries: 2, deliveryId: `${next.jobId}-d1` });
     });
 
     it('hands a worker `{ jobId }` only, and the delivery then leaves the queue', async () => {

@@ -1,5 +1,5 @@
 import type { Job } from '@runledger/ledger';
-import { deliver, sendAdmitted, settleWithin } from '@runledger/queue';
+import { deliver, handOffThread, sendAdmitted, settleWithin } from '@runledger/queue';
 import type { CliContext } from '../context';
 
 const DELIVER_TIMEOUT_MS = 3_000;
@@ -12,6 +12,19 @@ const DELIVER_TIMEOUT_MS = 3_000;
 export async function deliverSoon(ctx: CliContext, job: Pick<Job, 'jobId' | 'deliveries' | 'deliveryId'>, admitted = false): Promise<boolean> {
   const queue = await ctx.queue();
   const attempt = (admitted ? sendAdmitted(queue, ctx.ledger, [job]) : deliver(queue, ctx.ledger, job)).then(
+    () => true,
+    () => false,
+  );
+  return settleWithin(attempt, DELIVER_TIMEOUT_MS, () => false);
+}
+
+/**
+ * After a job was ended by hand (cancel, resolve): delivers the next job of its thread if it
+ * waits for one, within 3 s. False when the queue did not answer: the reconciler delivers it.
+ */
+export async function handOffSoon(ctx: CliContext, thread: Pick<Job, 'tenant' | 'threadId'>): Promise<boolean> {
+  const queue = await ctx.queue();
+  const attempt = handOffThread(queue, ctx.ledger, thread).then(
     () => true,
     () => false,
   );

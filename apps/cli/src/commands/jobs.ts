@@ -27,7 +27,9 @@ export async function listJobs(ctx: CliContext, o: ListOptions): Promise<void> {
     return;
   }
   const now = new Date();
-  const rows = page.jobs.map((j) => [j.jobId, j.graph, j.status, `${j.attempt}/${j.maxAttempts}`, ago(j.acceptedAt, now), j.leaseOwner ?? '-', j.threadId]);
+  // A job waiting for its thread says behind which job (its first 8 characters).
+  const status = (j: Job) => (j.blockedBy ? `${j.status}, waits for ${j.blockedBy.slice(0, 8)}` : j.status);
+  const rows = page.jobs.map((j) => [j.jobId, j.graph, status(j), `${j.attempt}/${j.maxAttempts}`, ago(j.acceptedAt, now), j.leaseOwner ?? '-', j.threadId]);
   ctx.print(table(['JOB', 'GRAPH', 'STATUS', 'ATTEMPT', 'ACCEPTED', 'LEASE OWNER', 'THREAD'], rows));
   if (page.nextCursor) ctx.print(ctx.paint.dim(`(newest ${page.jobs.length} shown; raise --limit to see more)`));
 }
@@ -49,6 +51,7 @@ function details(job: Job): Array<[string, string]> {
   ];
   if (job.idempotencyKey) rows.push(['idempotency key', job.idempotencyKey]);
   if (job.recoveryReason) rows.push(['recovery reason', job.recoveryReason]);
+  if (job.blockedBy) rows.push(['waits for thread', `job ${job.blockedBy} holds thread ${job.threadId}; this job runs after it`]);
   if (job.result !== null && job.result !== undefined) rows.push(['result', summarizeResult(job.result, 200)]);
   if (job.error !== null && job.error !== undefined) rows.push(['error', compact(job.error, 200)]);
   if (job.interrupt !== null && job.interrupt !== undefined) rows.push(['waiting for', compact(job.interrupt, 200)]);

@@ -1,14 +1,16 @@
 import type { Job } from '@runledger/ledger';
 import type { CliContext } from '../context';
-import { deliverSoon, deliveryLine } from './deliver';
+import { deliverSoon, deliveryLine, handOffSoon } from './deliver';
 
 function report(ctx: CliContext, job: Job, what: string): void {
   ctx.print(`job ${ctx.paint.bold(job.jobId)} ${what}: now ${job.status}`);
 }
 
-/** `runledger cancel <id>`: stops a job that has not finished; a running attempt loses its lease. */
+/** `runledger cancel <id>`: stops a job that has not finished; a running attempt loses its lease; the next job of its thread is delivered. */
 export async function cancel(ctx: CliContext, jobId: string, note?: string): Promise<void> {
-  report(ctx, await ctx.ledger.cancel(jobId, undefined, note), 'cancelled');
+  const job = await ctx.ledger.cancel(jobId, undefined, note);
+  report(ctx, job, 'cancelled');
+  await handOffSoon(ctx, job);
 }
 
 /** `runledger resume <id> --value JSON`: continues an interrupted job with `value` for interrupt(). */
@@ -27,5 +29,7 @@ export async function replay(ctx: CliContext, jobId: string, note?: string): Pro
 
 /** `runledger resolve <id> --outcome completed|failed --note TEXT`: closes a manual_reconcile job by hand. */
 export async function resolve(ctx: CliContext, jobId: string, outcome: 'completed' | 'failed', note: string): Promise<void> {
-  report(ctx, await ctx.ledger.resolve(jobId, outcome, note), `resolved as ${outcome}`);
+  const job = await ctx.ledger.resolve(jobId, outcome, note);
+  report(ctx, job, `resolved as ${outcome}`);
+  await handOffSoon(ctx, job);
 }

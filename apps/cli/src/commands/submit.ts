@@ -31,7 +31,7 @@ export async function submit(ctx: CliContext, o: SubmitOptions): Promise<void> {
     idempotencyKey: o.idempotencyKey,
     maxAttempts: o.maxAttempts,
   });
-  const enqueued = created ? await deliverSoon(ctx, job, true) : await reachedQueue(await ctx.queue(), job);
+  const enqueued = created ? await deliverSoon(ctx, job, true) : await reachedQueue(await ctx.queue(), ctx.ledger, job);
   if (o.json) {
     ctx.print(JSON.stringify({ jobId: job.jobId, threadId: job.threadId, status: job.status, created, enqueued }));
     return;

@@ -97,7 +97,7 @@ function summary(d: JobPageData): Html {
   return html`<dl class="summary">${item('Status', badge(j.status))}${item('Graph', j.graph)}${item('Thread', html`<a class="mono" href="/admin?threadId=${encodeURIComponent(j.threadId)}">${j.threadId}</a>`)}
 ${item('Tenant', j.tenant)}${item('Attempt', `${j.attempt} of ${j.maxAttempts}`)}${item('Fencing token', j.fencingToken)}${item('Lease', j.leaseOwner ? `${j.leaseOwner} until ${time(j.leaseExpiresAt)}` : '–')}
 ${item('Accepted', time(j.acceptedAt))}${item('Started', time(j.startedAt))}${item('First checkpoint', time(j.firstCheckpointAt))}${item('Finished', time(j.completedAt))}
-${item('Deliveries', j.deliveries)}${item('Checkpoints', d.checkpoints.count ? html`${d.checkpoints.count} · latest <span class="mono">${d.checkpoints.latestId}</span>` : '0')}
+${j.blockedBy ? item('Waiting for', html`job <a class="mono" href="/admin/jobs/${encodeURIComponent(j.blockedBy)}">${j.blockedBy}</a>, which holds its thread`) : ''}${item('Deliveries', j.deliveries)}${item('Checkpoints', d.checkpoints.count ? html`${d.checkpoints.count} · latest <span class="mono">${d.checkpoints.latestId}</span>` : '0')}
 ${item('Trace', d.traceId ? html`<span class="mono">${d.traceId}</span>` : '–')}${item('Idempotency key', j.idempotencyKey ?? '–')}</dl>`;
 }
 

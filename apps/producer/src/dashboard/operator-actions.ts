@@ -2,7 +2,7 @@ import type { Job, Ledger } from '@runledger/ledger';
 import type { DeliveryData } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
-import { deliverWithin } from '../delivery';
+import { deliverWithin, handOffWithin } from '../delivery';
 import { ApiError } from '../http-errors';
 
 export const DASHBOARD_ACTIONS = ['cancel', 'resume', 'replay', 'resolve'] as const;
@@ -32,8 +32,8 @@ function resumeValue(form: ActionForm): unknown {
 
 /**
  * Performs a confirmed dashboard action with the ledger verbs the /v1 action routes use; resume
- * and replay are delivered at once like there (deliverWithin; the reconciler covers a queue
- * outage). Throws ApiError 400 without the confirmation or with a bad field, and the ledger's
+ * and replay are delivered at once like there, and cancel and resolve hand the thread on
+ * (deliverWithin, handOffWithin; the reconciler covers a queue outage). Throws ApiError 400 without the confirmation or with a bad field, and the ledger's
  * errors (InvalidTransitionError when the job's state forbids the action, NotFoundError).
  */
 export async function performAction(
@@ -46,9 +46,14 @@ export async function performAction(
   if (form.confirm !== 'yes') throw new ApiError(400, 'confirmation_required', `Tick the confirmation box to ${action} job ${jobId}.`);
   const { ledger } = deps;
   const deliver = async (job: Job) => ({ job, enqueued: await deliverWithin(deps.queue, ledger, job, deps.enqueueTimeoutMs, log) });
+  // cancel and resolve end the job: hand its thread to the next job waiting for it.
+  const handOff = async (job: Job) => {
+    await handOffWithin(deps.queue, ledger, job, deps.enqueueTimeoutMs, log);
+    return { job };
+  };
   switch (action) {
     case 'cancel':
-      return { job: await ledger.cancel(jobId, undefined, noteOf(form)) };
+      return handOff(await ledger.cancel(jobId, undefined, noteOf(form)));
     case 'resume':
       return deliver(await ledger.resume(jobId, resumeValue(form)));
     case 'replay':
@@ -56,7 +61,7 @@ export async function performAction(
     case 'resolve': {
       const outcome = form.outcome;
       if (outcome !== 'completed' && outcome !== 'failed') throw new ApiError(400, 'invalid_request', 'Choose the outcome: completed or failed.');
-      return { job: await ledger.resolve(jobId, outcome, noteOf(form)) };
+      return handOff(await ledger.resolve(jobId, outcome, noteOf(form)));
     }
   }
 }

@@ -1,7 +1,7 @@
 import type { Job } from '@runledger/ledger';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { z } from 'zod';
-import { deliverWithin } from '../delivery';
+import { deliverWithin, handOffWithin } from '../delivery';
 import type { RouteDeps } from '../options';
 import { ActionResult, CancelBody, ErrorBody, JobIdParams, ReplayBody, ResolveBody, ResumeBody } from '../schemas';
 import { tenantScope } from '../security';
@@ -24,6 +24,12 @@ export async function actionRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     return detail(enqueued ? await ledger.get(job.jobId) : job, { enqueued });
   };
 
+  // cancel and resolve end the job: its thread may have a next job waiting for it.
+  const handOff = async (job: Job, log: FastifyBaseLogger) => {
+    await handOffWithin(queue, ledger, job, enqueueTimeoutMs, log);
+    return detail(job);
+  };
+
   type Handler = (jobId: string, body: never, log: FastifyBaseLogger, tenant: string | undefined) => Promise<unknown>;
   const route = (action: string, summary: string, body: z.ZodType, handler: Handler) =>
     app.post(`/v1/jobs/:jobId/${action}`, { schema: { summary, tags: ['actions'], params: JobIdParams, body, response: responses } }, async (request) =>
@@ -34,7 +40,7 @@ export async function actionRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     'cancel',
     'Cancel a job that has not finished; a running attempt loses its lease',
     CancelBody,
-    async (jobId, body: z.infer<typeof CancelBody>, _log, tenant) => detail(await ledger.cancel(jobId, tenant, body?.note)),
+    async (jobId, body: z.infer<typeof CancelBody>, log, tenant) => handOff(await ledger.cancel(jobId, tenant, body?.note), log),
   );
 
   route('resume', 'Continue an interrupted job with a value for interrupt()', ResumeBody, async (jobId, body: z.infer<typeof ResumeBody>, log, tenant) =>
@@ -48,10 +54,7 @@ export async function actionRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     async (jobId, body: z.infer<typeof ReplayBody>, log, tenant) => redeliver(await ledger.replay(jobId, tenant, body?.note), log),
   );
 
-  route(
-    'resolve',
-    'manual_reconcile → completed or failed, recorded by a person',
-    ResolveBody,
-    async (jobId, body: z.infer<typeof ResolveBody>, _log, tenant) => detail(await ledger.resolve(jobId, body.outcome, body.note, tenant)),
+  route('resolve', 'manual_reconcile → completed or failed, recorded by a person', ResolveBody, async (jobId, body: z.infer<typeof ResolveBody>, log, tenant) =>
+    handOff(await ledger.resolve(jobId, body.outcome, body.note, tenant), log),
   );
 }

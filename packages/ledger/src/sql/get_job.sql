@@ -1,4 +1,13 @@
 -- get_job.sql
 -- Params: $1 job_id, $2 tenant (null = any)
--- Returns: the job row.
-SELECT * FROM jobs WHERE job_id = $1 AND ($2::text IS NULL OR tenant = $2);
+-- Returns: the job row, plus blocked_by: while the job is accepted or recovery_required, the job
+-- holding its thread (the claim rule of claim_lease.sql), else null.
+SELECT j.*,
+       CASE WHEN j.status IN ('accepted', 'recovery_required') THEN
+         (SELECT o.job_id FROM jobs o
+           WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
+             AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
+                  OR o.status IN ('starting', 'running'))
+           ORDER BY o.seq LIMIT 1)
+       END AS blocked_by
+  FROM jobs j WHERE j.job_id = $1 AND ($2::text IS NULL OR j.tenant = $2);

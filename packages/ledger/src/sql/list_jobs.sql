@@ -1,11 +1,19 @@
 -- list_jobs.sql
 -- Newest first, keyset-paged on seq so deep pages stay fast.
 -- Params: $1 tenant, $2 status, $3 graph, $4 thread_id (each null = any), $5 cursor seq (null = start), $6 limit
--- Returns: job rows.
-SELECT * FROM jobs
- WHERE ($1::text IS NULL OR tenant = $1)
-   AND ($2::text IS NULL OR status = $2)
-   AND ($3::text IS NULL OR graph = $3)
-   AND ($4::text IS NULL OR thread_id = $4)
-   AND ($5::bigint IS NULL OR seq < $5)
- ORDER BY seq DESC LIMIT $6;
+-- Returns: job rows, each with blocked_by as in get_job.sql.
+SELECT j.*,
+       CASE WHEN j.status IN ('accepted', 'recovery_required') THEN
+         (SELECT o.job_id FROM jobs o
+           WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
+             AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
+                  OR o.status IN ('starting', 'running'))
+           ORDER BY o.seq LIMIT 1)
+       END AS blocked_by
+  FROM jobs j
+ WHERE ($1::text IS NULL OR j.tenant = $1)
+   AND ($2::text IS NULL OR j.status = $2)
+   AND ($3::text IS NULL OR j.graph = $3)
+   AND ($4::text IS NULL OR j.thread_id = $4)
+   AND ($5::bigint IS NULL OR j.seq < $5)
+ ORDER BY j.seq DESC LIMIT $6;
