@@ -1,4 +1,4 @@
-// The end-of-run audit: every invariant of DESIGN §9, read back from the ledger and from what
+// The end-of-run audit: every invariant of ARCHITECTURE.md, Invariants, read back from the ledger and from what
 // the clients were answered. Violations fail the run; warnings are reported beside them.
 import { chaosAudit, ExampleBookings, type Job, type OrphanCount, TERMINAL_STATUSES } from '../packages/ledger/src/index';
 import type { Submissions } from './clients';

@@ -1,4 +1,4 @@
-// `npm run chaos -- --matrix`: crash windows A–M of DESIGN §8 as a lab table, each a real
+// `npm run chaos -- --matrix`: crash windows A–M of ARCHITECTURE.md, Failure → behaviour as a lab table, each a real
 // scenario with real processes on the harness's own PostgreSQL and Redis.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -91,7 +91,7 @@ export async function runMatrix(out: string, cleanup: Array<() => void>, only?: 
   mkdirSync(out, { recursive: true });
   const result = { startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, leaseTtlMs: 2_000, sweepIntervalMs: 250, rows };
   writeFileSync(path.join(out, 'matrix.json'), `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(path.join(out, 'matrix.md'), `# Crash-window matrix (DESIGN §8)\n\n${text}\n`);
+  writeFileSync(path.join(out, 'matrix.md'), `# Crash-window matrix (ARCHITECTURE.md, Failure → behaviour)\n\n${text}\n`);
   say(`written ${path.join(out, 'matrix.json')} and matrix.md`);
   await stack.close();
   await redis.stop();

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-/** What the workers' logs say about stale writes (DESIGN invariant 4). */
+/** What the workers' logs say about stale writes (ARCHITECTURE.md, invariant 4). */
 export interface RejectionCounts {
   /** "lease lost" lines: a run stopped because a fenced write or a heartbeat renewal was refused. */
   leaseLostStops: number;

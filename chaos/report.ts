@@ -1,4 +1,4 @@
-// The result of a chaos run: its verdicts against DESIGN §9, the printed table and the JSON.
+// The result of a chaos run: its verdicts against ARCHITECTURE.md, Invariants, the printed table and the JSON.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Audit } from './audit';

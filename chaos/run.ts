@@ -1,9 +1,9 @@
-// `npm run chaos`: the chaos harness of DESIGN §9.
+// `npm run chaos`: the chaos harness of ARCHITECTURE.md, Invariants.
 //   npm run chaos                    default run: ≥ 500 jobs, ≥ 30 faults of every kind (10–20 min)
 //   npm run chaos -- --short         CI form, about 3 minutes
 //   npm run chaos -- --long          soak (about an hour)
 //   npm run chaos -- --seed 42       replays the job mix and fault schedule of seed 42
-//   npm run chaos -- --matrix        the crash-window lab table A–M of DESIGN §8
+//   npm run chaos -- --matrix        the crash-window lab table A–M of ARCHITECTURE.md, Failure → behaviour
 //   npm run chaos -- --matrix --windows E,F   only those windows
 //   --out DIR                        where <seed>.json goes (default chaos/results)
 // Exits 1 when any invariant is violated (or any window's verdict fails), 2 on bad arguments.

@@ -1,5 +1,5 @@
 // What the harness watches once the faults stop: how long leases held at the last fault's
-// healing stay held (DESIGN §9 invariant 7), and when every job is terminal or parked.
+// healing stay held (ARCHITECTURE.md, invariant 7), and when every job is terminal or parked.
 import { type Job, type Ledger, TERMINAL_STATUSES } from '../packages/ledger/src/index';
 import type { Submissions } from './clients';
 import { listAllJobs } from './timeline';

@@ -1,5 +1,5 @@
 // A chaos run: its own PostgreSQL and Redis, a producer and N workers, a seeded job mix
-// submitted over HTTP while seeded faults hit every part, then the audit of DESIGN §9.
+// submitted over HTTP while seeded faults hit every part, then the audit of ARCHITECTURE.md, Invariants.
 import path from 'node:path';
 import { auditRun } from './audit';
 import { ApprovalResumer, Submissions } from './clients';

@@ -1,4 +1,4 @@
-// Per-job checks read back from the ledger: the fencing rules of a timeline (DESIGN §9
+// Per-job checks read back from the ledger: the fencing rules of a timeline (ARCHITECTURE.md, Invariants
 // invariant 4) and the vacation tools' entries and bookings (invariants 3 and 5).
 import { BOOKING_KINDS, type BookingKind, type Effect, type Job, type JobEvent, type Ledger } from '../packages/ledger/src/index';
 

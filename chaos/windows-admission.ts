@@ -1,4 +1,4 @@
-// Crash windows A, B and M of DESIGN §8: the producer dies around the ledger commit, and one
+// Crash windows A, B and M of ARCHITECTURE.md, Failure → behaviour: the producer dies around the ledger commit, and one
 // submission arrives twice at once. Real producer and worker processes; the client retries.
 import { hasEvent, type Lab, row, VACATION, type WindowRow } from './lab';
 

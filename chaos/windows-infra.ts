@@ -1,4 +1,4 @@
-// Crash windows I to L of DESIGN §8: a paused worker wakes up, Redis loses everything,
+// Crash windows I to L of ARCHITECTURE.md, Failure → behaviour: a paused worker wakes up, Redis loses everything,
 // PostgreSQL restarts, and a worker is asked to stop. Real processes and real servers.
 import { hasEvent, type Lab, row, VACATION, type WindowRow } from './lab';
 

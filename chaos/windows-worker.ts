@@ -1,4 +1,4 @@
-// Crash windows C to H of DESIGN §8: worker 1 runs the job and dies in the window, worker 2
+// Crash windows C to H of ARCHITECTURE.md, Failure → behaviour: worker 1 runs the job and dies in the window, worker 2
 // recovers it. Vacation jobs where the window fits a tool; echo where it is a model step.
 import { ExampleBookings } from '../packages/ledger/src/index';
 import { ECHO, hasEvent, type Lab, type Observation, row, VACATION, type WindowRow } from './lab';

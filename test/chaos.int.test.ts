@@ -8,7 +8,7 @@ import { expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-it('the short chaos run keeps every invariant of DESIGN §9', { timeout: 290_000 }, async () => {
+it('the short chaos run keeps every invariant of ARCHITECTURE.md, Invariants', { timeout: 290_000 }, async () => {
   const out = mkdtempSync(path.join(os.tmpdir(), 'chaos-test-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'chaos/run.ts', '--short', '--seed', '1', '--out', out], {
     cwd: root,

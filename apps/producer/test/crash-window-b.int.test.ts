@@ -1,4 +1,4 @@
-// Crash window B with real processes (DESIGN §8): the producer is SIGKILLed after the ledger
+// Crash window B with real processes (ARCHITECTURE.md, Failure → behaviour): the producer is SIGKILLed after the ledger
 // commit and before the queue add. The client's retry with the same key finds the same job,
 // and a worker's reconciler delivers it from the ledger.
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';

@@ -1,5 +1,5 @@
 // `npm run worker` / `runledger worker`: one worker process configured from the environment
-// (DESIGN §11). The set-up lives in create-worker.ts, shared with the createWorker library call.
+// (the public interface in README.md). The set-up lives in create-worker.ts, shared with the createWorker library call.
 import { createWorker, WorkerStartError } from './create-worker';
 
 try {

@@ -10,7 +10,7 @@ export interface DeliveryTiming {
   finishedAt: number;
 }
 
-/** Decisions that mean "an earlier attempt did not finish" (DESIGN §4). */
+/** Decisions that mean "an earlier attempt did not finish" (ARCHITECTURE.md, Recovery decision). */
 const RECOVERY_DECISIONS = new Set(['resume', 'replay', 'manual', 'complete_finished', 'park']);
 
 /** The status a delivery outcome leaves the job in. */

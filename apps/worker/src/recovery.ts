@@ -1,7 +1,7 @@
 import type { StateSnapshot } from '@langchain/langgraph';
 import type { Job } from '@runledger/ledger';
 
-/** What a worker does with a claimed job (DESIGN §4). */
+/** What a worker does with a claimed job (ARCHITECTURE.md, Recovery decision). */
 export type Decision =
   | { action: 'start' }
   | { action: 'replay'; reason: string }

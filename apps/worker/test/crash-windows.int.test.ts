@@ -1,4 +1,4 @@
-// Crash windows C, D, G, H, I and L of DESIGN §8 with real worker processes and real signals.
+// Crash windows C, D, G, H, I and L of ARCHITECTURE.md, Failure → behaviour with real worker processes and real signals.
 // Each test: worker A runs the job and is killed (or paused, or stopped) at the window; worker
 // B recovers it. Node entries are counted from fenced `node_entered` events of all attempts.
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';

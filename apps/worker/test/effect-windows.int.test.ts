@@ -1,4 +1,4 @@
-// Effects under real SIGKILL (DESIGN §8 windows E and F, issue 5): the vacation agent books
+// Effects under real SIGKILL (ARCHITECTURE.md, Failure → behaviour windows E and F, issue 5): the vacation agent books
 // flight, hotel and car in parallel; results are [flight, hotel, car] counts.
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';

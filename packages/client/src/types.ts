@@ -1,4 +1,4 @@
-// The HTTP API's shapes as the SDK sees them (DESIGN §11). Timestamps stay ISO strings.
+// The HTTP API's shapes as the SDK sees them (the public interface in README.md). Timestamps stay ISO strings.
 
 export type JobStatus = 'accepted' | 'starting' | 'running' | 'interrupted' | 'recovery_required' | 'manual_reconcile' | 'completed' | 'failed' | 'cancelled';
 

@@ -37,7 +37,7 @@ CREATE TABLE jobs (
   updated_at          timestamptz NOT NULL DEFAULT now()
 );
 
--- Same tenant + key is the same admission (DESIGN invariant 6).
+-- Same tenant + key is the same admission (ARCHITECTURE.md, invariant 6).
 CREATE UNIQUE INDEX jobs_idempotency ON jobs (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL;
 -- At most one job per thread holds a lease: the database, not the worker, enforces it.
 CREATE UNIQUE INDEX jobs_one_active_per_thread ON jobs (thread_id) WHERE status IN ('starting', 'running');

@@ -18,7 +18,7 @@ async function orphans(db: Queryable, statement: string): Promise<OrphanCount> {
 }
 
 /**
- * Aggregate reads for the chaos harness's audit (DESIGN §9 invariant 2: no job runs that was
+ * Aggregate reads for the chaos harness's audit (ARCHITECTURE.md, invariant 2: no job runs that was
  * not admitted). Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
  */
 export const chaosAudit = {

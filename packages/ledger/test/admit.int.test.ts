@@ -1,4 +1,4 @@
-// Admission under concurrency: one job per idempotency key (DESIGN invariant 6, crash window M),
+// Admission under concurrency: one job per idempotency key (ARCHITECTURE.md, invariant 6, crash window M),
 // nothing half-written, and multitask "reject" refusing a busy thread even when racing itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDb, testDb } from '../../../test/support/db';

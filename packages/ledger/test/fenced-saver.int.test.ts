@@ -1,4 +1,4 @@
-// The fenced checkpointer (DESIGN §5): a stale attempt's checkpoint or pending write is rolled
+// The fenced checkpointer (ARCHITECTURE.md, Fencing): a stale attempt's checkpoint or pending write is rolled
 // back, the first checkpoint moves starting → running in the same transaction, and a claim
 // racing a put either sees the checkpoint (committed first) or makes the put roll back.
 import { type Checkpoint, type CheckpointMetadata, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';

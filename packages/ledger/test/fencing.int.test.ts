@@ -1,4 +1,4 @@
-// DESIGN invariant 4: a write with an old fencing token is never applied. Each worker verb is
+// ARCHITECTURE.md, invariant 4: a write with an old fencing token is never applied. Each worker verb is
 // called with the superseded token and must leave the job row, its events and its effects
 // exactly as they were, and say so (LeaseLostError, a lost heartbeat, or `false`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // With encryption at rest, the idempotency key and the request fingerprint are stored as keyed
-// digests (HMAC, per configured key) and metadata sealed: idempotency (DESIGN invariant 6) must
+// digests (HMAC, per configured key) and metadata sealed: idempotency (ARCHITECTURE.md, invariant 6) must
 // hold across processes, key rotations and the switch from no encryption to encryption.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -15,7 +15,7 @@ export interface QueueConfig {
   databaseUrl?: string;
   /** Ledger schema; the PostgreSQL backend's queue tables go to `<schema>_queue`. */
   schema?: string;
-  /** Redis key prefix (DESIGN: hash-tag it for Redis Cluster, e.g. `{runledger}`). Default `runledger`. */
+  /** Redis key prefix (hash-tag it for Redis Cluster, e.g. `{runledger}`). Default `runledger`. */
   prefix?: string;
 }
 

@@ -1,5 +1,5 @@
 -- count_orphan_bookings.sql
--- Demo-provider bookings made for a job the ledger never admitted (chaos audit, DESIGN §9 invariant 2).
+-- Demo-provider bookings made for a job the ledger never admitted (chaos audit, ARCHITECTURE.md, invariant 2).
 -- Params: none
 -- Returns: one row: count, sample (up to 5 job ids).
 SELECT count(*)::bigint AS count, (array_agg(DISTINCT b.job_id))[1:5] AS sample

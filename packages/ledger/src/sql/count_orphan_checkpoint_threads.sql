@@ -1,5 +1,5 @@
 -- count_orphan_checkpoint_threads.sql
--- LangGraph threads with checkpoints or pending writes but no admitted job (chaos audit, DESIGN §9 invariant 2).
+-- LangGraph threads with checkpoints or pending writes but no admitted job (chaos audit, ARCHITECTURE.md, invariant 2).
 -- A job's LangGraph thread is langgraph_thread_id(tenant, thread_id) (migration 0005); audit only, so no index for it.
 -- Params: none
 -- Returns: one row: count, sample (up to 5 thread ids).
