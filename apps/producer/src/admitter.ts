@@ -13,10 +13,18 @@ export interface Admitted {
   enqueued: boolean;
 }
 
+/** One request's answer in a batch: its admission, or the error that refused it (nothing written for it). */
+export type AdmitOutcome = Admitted | { error: unknown };
+
 /** How POST /v1/jobs turns a valid request into a durable admission and a delivery. */
 export interface Admitter {
   /** Commits the admission (throws the ledger's errors), then delivers a new job best effort. */
   admit(request: AdmitRequest, log: FastifyBaseLogger): Promise<Admitted>;
+  /**
+   * Admits many requests together at once (POST /v1/jobs/batch): one coalesced ledger statement
+   * and one `addBulk` for the new jobs. Each answer is its own admission or its own error, in order.
+   */
+  admitMany(requests: readonly AdmitRequest[], log: FastifyBaseLogger): Promise<AdmitOutcome[]>;
   /** Finishes what is in flight. */
   close(): Promise<void>;
 }
@@ -44,6 +52,27 @@ export async function repeated(options: AdmitterOptions, job: Job): Promise<Admi
 }
 
 /**
+ * Admits `requests` together: issued in one synchronous burst, the ledger coalesces them into
+ * shared statements (one per round trip, up to its batch size); the new jobs' first deliveries
+ * go to the queue with one `addBulk` and one more statement appends their `enqueued` events. A
+ * refused request (typed ledger error) fails only its own answer. The group commit's path.
+ */
+export async function admitTogether(options: AdmitterOptions, requests: readonly AdmitRequest[], log: FastifyBaseLogger): Promise<AdmitOutcome[]> {
+  const results = await Promise.all(requests.map((r) => options.ledger.admit(r).catch((error: unknown) => ({ error }))));
+  const created = results.flatMap((r) => ('job' in r && r.created ? [r.job] : []));
+  if (created.length > 0) crashHere(options, 'after_admit_commit');
+  const { queue, ledger, enqueueTimeoutMs } = options;
+  // The admissions are durable now; a queue outage only delays delivery (the reconciler catches up).
+  const enqueued = created.length > 0 && (await sendAdmittedWithin(queue, ledger, created, enqueueTimeoutMs, log));
+  return Promise.all(
+    results.map(async (r): Promise<AdmitOutcome> => {
+      if ('error' in r) return r;
+      return r.created ? { job: r.job, created: true, enqueued } : repeated(options, r.job);
+    }),
+  );
+}
+
+/**
  * `ledger.admit`, then the job's first delivery to the queue and its `enqueued` event. The
  * ledger coalesces concurrent admit and recordEnqueued calls into shared statements (no timer),
  * so under load requests share commits here too; alone, a request waits for nothing.
@@ -58,6 +87,7 @@ function directAdmitter(options: AdmitterOptions): Admitter {
       // The admission is durable now; a queue outage only delays delivery (the reconciler catches up).
       return { job, created, enqueued: await sendAdmittedWithin(queue, ledger, [job], enqueueTimeoutMs, log) };
     },
+    admitMany: (requests, log) => admitTogether(options, requests, log),
     async close() {},
   };
 }

@@ -1,7 +1,6 @@
 import type { AdmitRequest } from '@runledger/ledger';
 import type { FastifyBaseLogger } from 'fastify';
-import { type Admitted, type Admitter, type AdmitterOptions, crashHere, repeated } from './admitter';
-import { sendAdmittedWithin } from './delivery';
+import { type AdmitOutcome, type Admitted, type Admitter, type AdmitterOptions, admitTogether } from './admitter';
 
 interface Pending {
   request: AdmitRequest;
@@ -32,6 +31,11 @@ export class GroupCommit implements Admitter {
     });
   }
 
+  /** A batch request is already a batch: it goes to the ledger at once, without waiting for the window. */
+  admitMany(requests: readonly AdmitRequest[], log: FastifyBaseLogger): Promise<AdmitOutcome[]> {
+    return admitTogether(this.options, requests, log);
+  }
+
   async close(): Promise<void> {
     this.flush();
     await Promise.allSettled([...this.inFlight]);
@@ -48,18 +52,15 @@ export class GroupCommit implements Admitter {
   }
 
   private async process(batch: Pending[]): Promise<void> {
-    // Issued together, the admissions share one ledger statement (the ledger coalesces them).
-    const results = await Promise.all(batch.map((p) => this.options.ledger.admit(p.request).catch((error: unknown) => ({ error }))));
-    const created = results.flatMap((r) => ('job' in r && r.created ? [r.job] : []));
-    if (created.length > 0) crashHere(this.options, 'after_admit_commit');
-    const { queue, ledger, enqueueTimeoutMs } = this.options;
-    const enqueued = created.length > 0 && (await sendAdmittedWithin(queue, ledger, created, enqueueTimeoutMs, batch[0]!.log));
-    await Promise.all(
-      results.map(async (r, i) => {
-        const p = batch[i]!;
-        if ('error' in r) p.reject(r.error);
-        else p.resolve(r.created ? { job: r.job, created: true, enqueued } : await repeated(this.options, r.job));
-      }),
+    const outcomes = await admitTogether(
+      this.options,
+      batch.map((p) => p.request),
+      batch[0]!.log,
     );
+    outcomes.forEach((o, i) => {
+      const p = batch[i]!;
+      if ('error' in o) p.reject(o.error);
+      else p.resolve(o);
+    });
   }
 }

@@ -159,3 +159,33 @@ export const Readiness = z.object({
   checks: z.record(z.string(), z.string()),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
+
+/** Most jobs one POST /v1/jobs/batch may carry; the ledger writes up to this many rows in one statement. */
+export const MAX_BATCH_JOBS = 500;
+
+/** The JSON Schema of one submission, shown in /openapi.json for each batch item (items are checked one by one). */
+const { $schema: _drop, ...submitJsonSchema } = z.toJSONSchema(SubmitBody, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+
+export const BatchBody = z
+  .object({
+    jobs: z
+      .array(z.unknown().meta(submitJsonSchema))
+      .min(1, 'body.jobs must hold at least one job')
+      .max(MAX_BATCH_JOBS, `a batch holds at most ${MAX_BATCH_JOBS} jobs; split it into several requests`)
+      .describe(
+        `1 to ${MAX_BATCH_JOBS} submissions, each shaped like the body of POST /v1/jobs. Each is checked on its own: an invalid one gets its own 400/422 answer and does not refuse the others`,
+      ),
+  })
+  .strict();
+
+export const BatchAnswer = z.object({
+  results: z
+    .array(
+      z.object({
+        status: z.number().int().describe('What POST /v1/jobs would answer for this job alone: 202 new, 200 repeated, 409, 400, 422'),
+        body: z.union([Admission, ErrorBody]).describe('The body POST /v1/jobs would answer for this job alone'),
+      }),
+    )
+    .describe('One answer per submitted job, in the order sent'),
+});
+export type BatchBody = z.infer<typeof BatchBody>;

@@ -37,6 +37,14 @@ export function traceAdmissions(tracer: Tracer | undefined, admitter: Admitter):
   if (!tracer) return admitter;
   return {
     close: () => admitter.close(),
+    admitMany: (requests, log) =>
+      tracer.startActiveSpan('runledger.admit_batch', { kind: SpanKind.PRODUCER, attributes: { 'runledger.batch_size': requests.length } }, async (span) => {
+        const carrier: Record<string, string> = {};
+        propagator.inject(trace.setSpan(context.active(), span), carrier, defaultTextMapSetter);
+        // Every job of the batch joins the batch's trace.
+        if (carrier.traceparent) for (const request of requests) traceparents.set(request, carrier.traceparent);
+        return withinSpan(span, () => admitter.admitMany(requests, log));
+      }),
     admit: (request, log) =>
       tracer.startActiveSpan('runledger.admit', { kind: SpanKind.PRODUCER, attributes: { 'runledger.graph': request.graph } }, async (span) => {
         const carrier: Record<string, string> = {};

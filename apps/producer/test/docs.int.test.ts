@@ -17,6 +17,7 @@ describe('OpenAPI document and its UI', () => {
       '/healthz',
       '/readyz',
       '/v1/jobs',
+      '/v1/jobs/batch',
       '/v1/jobs/{jobId}',
       '/v1/jobs/{jobId}/cancel',
       '/v1/jobs/{jobId}/events',
@@ -31,6 +32,18 @@ describe('OpenAPI document and its UI', () => {
     expect(body.properties.multitask.enum).toEqual(['enqueue', 'reject']);
     expect(Object.keys(submit.responses)).toEqual(expect.arrayContaining(['200', '202', '400', '409', '413', '415', '422', '503']));
     expect(submit.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]));
+  });
+
+  it('documents the batch route: its limit, each item shaped like POST /v1/jobs, and 200 with one answer per job', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const batch = doc.paths['/v1/jobs/batch'].post;
+    const jobs = batch.requestBody.content['application/json'].schema.properties.jobs;
+    expect(jobs).toMatchObject({ maxItems: 500, minItems: 1 });
+    expect(jobs.items.required).toEqual(expect.arrayContaining(['graph', 'input']));
+    expect(jobs.items.properties.multitask.enum).toEqual(['enqueue', 'reject']);
+    expect(batch.description).toContain('answers 200 with one result per job');
+    const result = batch.responses['200'].content['application/json'].schema.properties.results.items;
+    expect(result.required).toEqual(['status', 'body']);
   });
 
   it('documents both ways to send a key, and the public probes', async () => {

@@ -35,6 +35,8 @@ export interface Harness {
   /** The ledger the app uses (differs from db.ledger when the app's database is down). */
   appLedger: Ledger;
   queue: Queue<DeliveryData>;
+  /** The queue's prefix, for a worker process on the same queue. */
+  queuePrefix: string;
   backend: Backend;
   close(): Promise<void>;
 }
@@ -57,12 +59,13 @@ export async function startHarness(name: string, options: HarnessOptions = {}): 
   const db = options.db ?? (await testDb(name));
   const appPool = options.appDatabaseUrl ? createPool({ connectionString: options.appDatabaseUrl, schema: db.schema, max: 4 }) : undefined;
   const appLedger = appPool ? new Ledger(appPool) : db.ledger;
+  const queuePrefix = `{t_${name}_${randomBytes(3).toString('hex')}}`;
   const queue = openQueue({
     backend,
     redisUrl: options.redisUrl ?? inject('redisUrl') ?? undefined,
     databaseUrl: db.url,
     schema: db.schema,
-    prefix: `{t_${name}_${randomBytes(3).toString('hex')}}`,
+    prefix: queuePrefix,
   });
   const app = buildApp({
     ledger: appLedger,
@@ -78,6 +81,7 @@ export async function startHarness(name: string, options: HarnessOptions = {}): 
     db,
     appLedger,
     queue,
+    queuePrefix,
     backend,
     async close() {
       await app.close();

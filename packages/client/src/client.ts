@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { RunledgerApiError, WaitTimeoutError } from './errors';
-import { type Admission, type Job, type JobEvent, type JobPage, type ListQuery, PARKED, type SubmitRequest, TERMINAL } from './types';
+import { type Admission, type BatchItemResult, type Job, type JobEvent, type JobPage, type ListQuery, PARKED, type SubmitRequest, TERMINAL } from './types';
 
 export interface RunledgerClientOptions {
   /** The producer's address, e.g. `http://127.0.0.1:3000`. */
@@ -46,6 +46,24 @@ export class RunledgerClient {
     const idempotencyKey = request.idempotencyKey ?? randomUUID();
     const { status, body } = await this.call<Omit<Admission, 'created' | 'idempotencyKey'>>('POST', '/v1/jobs', { ...request, idempotencyKey }, true);
     return { ...body, created: status === 202, idempotencyKey };
+  }
+
+  /**
+   * Submits up to 500 jobs (MAX_BATCH_JOBS) in one request (POST /v1/jobs/batch) and returns
+   * one result per job, in order: a refused job (409, 400, 422) is a result with `ok: false`
+   * and does not refuse the others. Jobs without `idempotencyKey` get one generated, the same
+   * across this call's retries, so a retry after a lost answer admits nothing twice. Throws
+   * RunledgerApiError only when the whole batch is refused (400 more than 500 jobs, 413, 503 after retries).
+   */
+  async submitMany(requests: readonly SubmitRequest[]): Promise<BatchItemResult[]> {
+    const jobs = requests.map((r) => ({ ...r, idempotencyKey: r.idempotencyKey ?? randomUUID() }));
+    type Answer = { results: Array<{ status: number; body: Omit<Admission, 'created' | 'idempotencyKey'> & { error?: { code: string; message: string } } }> };
+    const { body } = await this.call<Answer>('POST', '/v1/jobs/batch', { jobs }, true);
+    return body.results.map(({ status, body: item }, i): BatchItemResult => {
+      if (status === 200 || status === 202)
+        return { ok: true, status, admission: { ...item, created: status === 202, idempotencyKey: jobs[i]!.idempotencyKey } };
+      return { ok: false, status, error: item.error ?? { code: 'http_error', message: `job ${i} answered ${status}` } };
+    });
   }
 
   /** Reads a job with its effects. Throws RunledgerApiError 404 `not_found`. */

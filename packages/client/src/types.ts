@@ -33,6 +33,15 @@ export interface Admission {
   idempotencyKey: string;
 }
 
+/** Most jobs one `submitMany` call (one POST /v1/jobs/batch) may carry. */
+export const MAX_BATCH_JOBS = 500;
+
+/**
+ * One job's answer in `submitMany`, in the order sent: its admission (HTTP 202 new, 200
+ * repeated), or the error POST /v1/jobs would have answered for it alone (nothing was written).
+ */
+export type BatchItemResult = { ok: true; status: 200 | 202; admission: Admission } | { ok: false; status: number; error: { code: string; message: string } };
+
 export interface Effect {
   key: string;
   name: string;

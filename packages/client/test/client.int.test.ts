@@ -120,3 +120,39 @@ describe('RunledgerClient with PostgreSQL down', () => {
     expect(await allJobs(down.db)).toEqual([]);
   });
 });
+
+describe('RunledgerClient.submitMany', () => {
+  it('answers each job in order, with a key for every job, and a retry of the same batch admits nothing twice', async () => {
+    const requests = [
+      { graph: 'echo', input: { steps: 1 } },
+      { graph: 'no-such-graph', input: {} },
+      { graph: 'echo', input: { steps: 2 }, idempotencyKey: 'sdk-many-1' },
+    ];
+    const first = await client.submitMany(requests);
+    expect(first.map((r) => [r.ok, r.status])).toEqual([
+      [true, 202],
+      [false, 422],
+      [true, 202],
+    ]);
+    if (!first[0]!.ok || !first[2]!.ok || first[1]!.ok) throw new Error('unexpected shape');
+    expect(first[0]!.admission).toMatchObject({ status: 'accepted', created: true, idempotencyKey: expect.any(String) });
+    expect(first[1]!.error.code).toBe('unknown_graph');
+    expect(first[2]!.admission.idempotencyKey).toBe('sdk-many-1');
+
+    const before = await allJobs(h.db);
+    const again = await client.submitMany([{ ...requests[0]!, idempotencyKey: first[0]!.admission.idempotencyKey }, requests[2]!]);
+    expect(again.map((r) => (r.ok ? [r.status, r.admission.jobId, r.admission.created] : r.status))).toEqual([
+      [200, first[0]!.admission.jobId, false],
+      [200, first[2]!.admission.jobId, false],
+    ]);
+    expect(await allJobs(h.db)).toEqual(before);
+  });
+
+  it('throws RunledgerApiError 400 for more than 500 jobs, writing nothing', async () => {
+    const before = await allJobs(h.db);
+    const err = await client.submitMany(Array.from({ length: 501 }, () => ({ graph: 'echo', input: {} }))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunledgerApiError);
+    expect(err).toMatchObject({ status: 400, code: 'invalid_request' });
+    expect(await allJobs(h.db)).toEqual(before);
+  });
+});

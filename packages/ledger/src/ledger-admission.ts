@@ -15,8 +15,8 @@ export type Delivered = { jobId: string; deliveryId: string };
 
 /** Admission statements running at once before further `admit` calls wait to go together (bench/admit.ts). */
 const ADMIT_IN_FLIGHT = 2;
-/** Most rows in one coalesced admission statement. */
-const ADMIT_MAX_BATCH = 256;
+/** Most rows in one coalesced admission statement: a whole POST /v1/jobs/batch (up to 500 jobs) fits in one. */
+const ADMIT_MAX_BATCH = 512;
 
 /**
  * The ledger's admission verbs: `admit` (concurrent calls coalesced into shared statements),

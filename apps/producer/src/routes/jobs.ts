@@ -4,8 +4,9 @@ import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import type { RouteDeps } from '../options';
 import { Admission, ErrorBody, EventList, JobDetail, JobIdParams, JobList, ListQuery, SubmitBody, SubmitHeaders } from '../schemas';
-import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
+import { tenantScope } from '../security';
 import { admissionView, eventView, jobDetail, jobView } from '../views';
+import { admissionRequest } from './admission';
 
 const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, 422: ErrorBody, 503: ErrorBody };
 
@@ -32,14 +33,7 @@ export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<
       if (body.idempotencyKey && headerKey && body.idempotencyKey !== headerKey) {
         throw new ApiError(400, 'invalid_request', 'body.idempotencyKey and the Idempotency-Key header differ; send one of them.');
       }
-      const graph = graphs.get(body.graph);
-      if (!graph) throw new ApiError(422, 'unknown_graph', `No graph named "${body.graph}"; known graphs: ${[...graphs.keys()].join(', ')}.`);
-      const problem = graph.validateInput?.(body.input);
-      if (problem) throw new ApiError(422, 'invalid_input', problem);
-      checkMetadataSize(request, body.metadata);
-
-      // The tenant comes from the caller's key, never from the body (SubmitBody is strict).
-      const admission = { ...body, idempotencyKey: body.idempotencyKey ?? headerKey, tenant: admissionTenant(request) };
+      const admission = admissionRequest(request, graphs, body, body.idempotencyKey ?? headerKey);
       const { job, created, enqueued } = await admitter.admit(admission, request.log);
       return reply.code(created ? 202 : 200).send(admissionView(job, enqueued));
     },
