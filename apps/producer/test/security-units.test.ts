@@ -187,7 +187,8 @@ describe('security environment', () => {
     expect(s.warnings[0]).toContain('AUTHENTICATION IS OFF');
     expect(s.security).toMatchObject({
       apiKeys: [],
-      rateLimit: { perSecond: 100, burst: 200 },
+      rateLimit: false,
+      failedAuthLimit: { perSecond: 100, burst: 200 },
       metadataLimitBytes: 16_384,
       requestTimeoutMs: 30_000,
       connectionTimeoutMs: 60_000,
@@ -228,6 +229,11 @@ describe('security environment', () => {
   it('turns RATE_LIMIT_PER_SECOND=0 into no limit and RUNLEDGER_ENCRYPTION_KEY into a codec', () => {
     const s = parseSecurityEnv({ ...base, RATE_LIMIT_PER_SECOND: '0', RUNLEDGER_ENCRYPTION_KEY: `k1:${randomBytes(32).toString('base64')}` });
     expect(s.security.rateLimit).toBe(false);
+    expect(s.security.failedAuthLimit).toBe(false);
+    expect(parseSecurityEnv({ ...base, RATE_LIMIT_PER_SECOND: '50' }).security).toMatchObject({
+      rateLimit: { perSecond: 50, burst: 100 },
+      failedAuthLimit: { perSecond: 50, burst: 100 },
+    });
     expect(s.crypto?.seal('x', 'c')).toMatchObject({ enc: 'v1', kid: 'k1' });
   });
 });

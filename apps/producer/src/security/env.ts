@@ -19,15 +19,22 @@ const parsedBy = (parse: (v: string) => unknown) =>
  * RUNLEDGER_API_KEYS `tenant:key,…` and RUNLEDGER_ADMIN_KEY unset = authentication off (refused
  * when NODE_ENV=production). RUNLEDGER_ENCRYPTION_KEY `kid:base64key,…` turns on encryption at rest.
  */
+/** The failed-authentication limit per client address when RATE_LIMIT_PER_SECOND is unset. */
+const FAILED_AUTH_LIMIT = { perSecond: 100, burst: 200 };
+
 const SecurityEnv = z.object({
   NODE_ENV: z.string().optional(),
   RUNLEDGER_API_KEYS: parsedBy(parseApiKeys).optional(),
   RUNLEDGER_ADMIN_KEY: z.string().regex(/^\S+$/, 'must not contain spaces').optional(),
   RUNLEDGER_ENCRYPTION_KEY: parsedBy(parseEncryptionKeys).optional(),
-  /** Requests per second per tenant (token bucket per process). Default 100; 0 turns the limit off. */
-  RATE_LIMIT_PER_SECOND: int(0, 1_000_000).default(100),
-  /** Requests a tenant may send at once above the rate. Default 200. */
-  RATE_LIMIT_BURST: int(1, 10_000_000).default(200),
+  /**
+   * Requests per second per tenant (token bucket per process). Default unset: no per-tenant limit,
+   * so a backend service submitting in bulk meets no throttle it did not ask for; failed
+   * authentications are still limited per address at 100/s, burst 200. 0 turns both limits off.
+   */
+  RATE_LIMIT_PER_SECOND: int(0, 1_000_000).optional(),
+  /** Requests a tenant may send at once above the rate. Default twice the rate (200 for the failed-authentication limit). */
+  RATE_LIMIT_BURST: int(1, 10_000_000).optional(),
   /** Default 30 s. */
   REQUEST_TIMEOUT_MS: int(1_000, 600_000).default(30_000),
   /** Default 60 s. */
@@ -88,10 +95,13 @@ export function parseSecurityEnv(env: Record<string, string | undefined>): Secur
     connectionStringPassword(e.DATABASE_URL),
     connectionStringPassword(e.REDIS_URL),
   ].filter((s): s is string => s !== undefined);
+  const perSecond = e.RATE_LIMIT_PER_SECOND;
+  const tenantLimit = perSecond ? { perSecond, burst: e.RATE_LIMIT_BURST ?? 2 * perSecond } : false;
   const security: SecurityOptions = {
     apiKeys,
     adminKey,
-    rateLimit: e.RATE_LIMIT_PER_SECOND > 0 ? { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST } : false,
+    rateLimit: tenantLimit,
+    failedAuthLimit: tenantLimit || (perSecond === 0 ? false : FAILED_AUTH_LIMIT),
     metadataLimitBytes: e.METADATA_LIMIT_BYTES,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     connectionTimeoutMs: e.CONNECTION_TIMEOUT_MS,

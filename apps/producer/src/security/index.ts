@@ -56,7 +56,7 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions =
   // Replicas sharing the admin key accept each other's tokens; without one, tokens live per process.
   const csrfSigner = s.adminKey ? Signer.derive(s.adminKey, 'csrf-v1') : Signer.random();
   const tenantLimit = s.rateLimit ? new TokenBuckets(s.rateLimit.perSecond, s.rateLimit.burst) : undefined;
-  const failureLimit = s.rateLimit ? new TokenBuckets(s.rateLimit.perSecond, s.rateLimit.burst, 10_000) : undefined;
+  const failureLimit = s.failedAuthLimit ? new TokenBuckets(s.failedAuthLimit.perSecond, s.failedAuthLimit.burst, 10_000) : undefined;
 
   app.addHook('onRequest', authenticate({ keys, sessions, tenantLimit, failureLimit, metadataLimitBytes: s.metadataLimitBytes }));
   app.addHook('onRequest', csrfContext(csrfSigner, s.secureCookies));

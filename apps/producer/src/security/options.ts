@@ -4,8 +4,10 @@ export interface SecurityOptions {
   apiKeys?: ReadonlyArray<{ tenant: string; key: string }>;
   /** RUNLEDGER_ADMIN_KEY: required for /admin, /admin/queues, /metrics and other tenants' jobs. Without it those are denied whenever keys are configured. */
   adminKey?: string;
-  /** Per-tenant token bucket (in memory, per process). Default off here; the producer process defaults to 100/s, burst 200. */
+  /** Per-tenant token bucket (in memory, per process). Default off (the producer process too, unless RATE_LIMIT_PER_SECOND is set). */
   rateLimit?: false | { perSecond: number; burst: number };
+  /** Token bucket per client address spent by failed authentications. Default `rateLimit`; the producer process defaults to 100/s, burst 200. */
+  failedAuthLimit?: false | { perSecond: number; burst: number };
   /** Largest `metadata` of an admission, in bytes of JSON. Default 16 KiB. */
   metadataLimitBytes?: number;
   /** Fastify requestTimeout: the longest a request may take to arrive in full. Default 30 s. */
@@ -35,6 +37,7 @@ export function resolveSecurity(options: SecurityOptions = {}): ResolvedSecurity
     apiKeys: options.apiKeys ?? [],
     adminKey: options.adminKey || undefined,
     rateLimit: options.rateLimit ?? false,
+    failedAuthLimit: options.failedAuthLimit ?? options.rateLimit ?? false,
     metadataLimitBytes: options.metadataLimitBytes ?? 16 * 1024,
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     connectionTimeoutMs: options.connectionTimeoutMs ?? 60_000,
