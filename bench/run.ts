@@ -19,6 +19,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   admit: () => import('./admit'),
   'admit-cost': () => import('./admit-cost'),
   'http-admission': () => import('./http-admission'),
+  'bulk-admission': () => import('./bulk-admission'),
   'e2e-echo': () => import('./e2e-echo'),
   saver: () => import('./saver'),
   recovery: () => import('./recovery'),
