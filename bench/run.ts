@@ -21,6 +21,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   'http-admission': () => import('./http-admission'),
   'bulk-admission': () => import('./bulk-admission'),
   'e2e-echo': () => import('./e2e-echo'),
+  'e2e-http': () => import('./e2e-http'),
   saver: () => import('./saver'),
   recovery: () => import('./recovery'),
   handover: () => import('./handover'),
