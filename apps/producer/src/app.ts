@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { isAdminSessionRevoked, revokeAdminSession } from '@runledger/ledger';
+import { isAdminSessionRevoked, revokeAdminSession, takeRateToken } from '@runledger/ledger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createAdmitter } from './admitter';
 import { bullBoard } from './bull-board';
@@ -55,10 +55,15 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   installZodCompilers(app);
   installErrorHandlers(app);
   // Before any route: its hooks cover every route, the dashboard's and Bull Board's included.
-  installSecurity(app, options.security, {
-    revoke: (sessionId, expiresAt) => revokeAdminSession(options.ledger.pool, sessionId, expiresAt),
-    isRevoked: (sessionId) => isAdminSessionRevoked(options.ledger.pool, sessionId),
-  });
+  installSecurity(
+    app,
+    options.security,
+    {
+      revoke: (sessionId, expiresAt) => revokeAdminSession(options.ledger.pool, sessionId, expiresAt),
+      isRevoked: (sessionId) => isAdminSessionRevoked(options.ledger.pool, sessionId),
+    },
+    (key, perSecond, burst) => takeRateToken(options.ledger.pool, key, perSecond, burst),
+  );
 
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 1_000;
   const batching = options.groupCommit || undefined;

@@ -33,6 +33,7 @@ export { canonicalJson, requestHash } from './fingerprint';
 export { Ledger, type LedgerOptions } from './ledger';
 export type { Delivered } from './ledger-admission';
 export { listMigrations, type MigrateOptions, migrate, schemaVersion } from './migrate';
+export { type RateTake, takeRateToken } from './rate-buckets';
 export { connectionStringPassword, createRedactor, REDACTED, type Redactor, redactConnectionStrings, SENSITIVE_FIELDS } from './redaction';
 export { pruneFinishedThreads, type RetentionOptions, type RetentionReport } from './retention';
 export { ALL_STATUSES, canTransition, isTerminal, JobStatus, LEASED_STATUSES, TERMINAL_STATUSES, TRANSITIONS } from './states';

@@ -3,7 +3,7 @@ import { accessOf, LOGIN_PATH } from './access';
 import { setRequestSecurity } from './context';
 import { parseCookies } from './cookies';
 import { type Caller, DEFAULT_TENANT, type KeyRing } from './keys';
-import type { TokenBuckets } from './rate-limit';
+import type { RateLimiter, TokenBuckets } from './rate-limit';
 import { type AdminSessions, SESSION_COOKIE } from './session';
 
 export interface AuthDeps {
@@ -11,7 +11,7 @@ export interface AuthDeps {
   /** Undefined without an admin key: no browser session can exist. */
   sessions: AdminSessions | undefined;
   /** Per-tenant request budget; undefined = no rate limit. */
-  tenantLimit: TokenBuckets | undefined;
+  tenantLimit: RateLimiter | undefined;
   /** Budget of failed authentications per client address; undefined = no limit. */
   failureLimit: TokenBuckets | undefined;
   metadataLimitBytes: number;
@@ -78,7 +78,11 @@ export function authenticate(deps: AuthDeps) {
       if (access === 'admin' && !presented && wantsHtml(request)) return reply.redirect(LOGIN_PATH, 303);
       return unauthorized(reply, presented);
     }
-    const take = tenantLimit?.take(caller.admin ? 'admin' : `tenant:${caller.tenant}`);
+    const take = await Promise.resolve(tenantLimit?.take(caller.admin ? 'admin' : `tenant:${caller.tenant}`)).catch((err: Error) => {
+      // A limiter that cannot answer (PostgreSQL down) does not refuse: the route answers for itself.
+      request.log.warn({ err: err.message }, 'rate limit not checked');
+      return undefined;
+    });
     if (take && !take.ok) return tooMany(reply, take.retryAfterSeconds, 'Too many requests for this tenant (RATE_LIMIT_PER_SECOND).');
     if (access === 'admin' && !caller.admin) {
       return reply.code(403).send({ error: { code: 'forbidden', message: 'This route needs the admin key; a tenant key cannot use it.' } });

@@ -28,7 +28,7 @@ const SecurityEnv = z.object({
   RUNLEDGER_ADMIN_KEY: z.string().regex(/^\S+$/, 'must not contain spaces').optional(),
   RUNLEDGER_ENCRYPTION_KEY: parsedBy(parseEncryptionKeys).optional(),
   /**
-   * Requests per second per tenant (token bucket per process). Default unset: no per-tenant limit,
+   * Requests per second per tenant (token bucket in PostgreSQL, shared by every producer). Default unset: no per-tenant limit,
    * so a backend service submitting in bulk meets no throttle it did not ask for; failed
    * authentications are still limited per address at 100/s, burst 200. 0 turns both limits off.
    */

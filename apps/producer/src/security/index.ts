@@ -7,7 +7,7 @@ import { securityHeaders } from './headers';
 import { KeyRing } from './keys';
 import { loginRoutes } from './login';
 import { type ResolvedSecurity, resolveSecurity, type SecurityOptions } from './options';
-import { TokenBuckets } from './rate-limit';
+import { type SharedTake, sharedBuckets, TokenBuckets } from './rate-limit';
 import { redactingLogger } from './redaction';
 import { AdminSessions, type SessionRevocations } from './session';
 
@@ -19,7 +19,7 @@ export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './headers';
 export { type Caller, DEFAULT_TENANT, KeyRing, parseApiKeys } from './keys';
 export { parseFormBody } from './login';
 export { type ResolvedSecurity, resolveSecurity, type SecuredAppOptions, type SecurityOptions } from './options';
-export { TokenBuckets } from './rate-limit';
+export { type SharedTake, TokenBuckets } from './rate-limit';
 export { REDACT_PATHS } from './redaction';
 export type { SessionRevocations } from './session';
 
@@ -45,17 +45,28 @@ export function securedServerOptions(
  * Installs authentication (tenant and admin keys, the admin session), the per-tenant rate limit,
  * CSRF protection under /admin, the security headers and the admin login routes on the root app.
  * `revocations` keeps admin logouts (the ledger, so every replica honours them); without it a
- * logout only clears the browser's cookie.
+ * logout only clears the browser's cookie. `sharedTake` keeps the per-tenant buckets (the ledger,
+ * so N replicas allow the rate once); without it they live in this process.
  * Call before registering routes: the hooks then cover every route, including plugins registered
  * later (the dashboard, Bull Board). Throws when the admin key equals a tenant key.
  */
-export function installSecurity(app: FastifyInstance, options: SecurityOptions = {}, revocations?: SessionRevocations): ResolvedSecurity {
+export function installSecurity(
+  app: FastifyInstance,
+  options: SecurityOptions = {},
+  revocations?: SessionRevocations,
+  sharedTake?: SharedTake,
+): ResolvedSecurity {
   const s = resolveSecurity(options);
   const keys = new KeyRing(s.apiKeys, s.adminKey);
   const sessions = s.adminKey ? new AdminSessions(s.adminKey, s.adminSessionTtlMs, revocations) : undefined;
   // Replicas sharing the admin key accept each other's tokens; without one, tokens live per process.
   const csrfSigner = s.adminKey ? Signer.derive(s.adminKey, 'csrf-v1') : Signer.random();
-  const tenantLimit = s.rateLimit ? new TokenBuckets(s.rateLimit.perSecond, s.rateLimit.burst) : undefined;
+  // Shared by every producer process when `sharedTake` is given (the ledger), else per process.
+  const tenantLimit = !s.rateLimit
+    ? undefined
+    : sharedTake
+      ? sharedBuckets(sharedTake, s.rateLimit.perSecond, s.rateLimit.burst)
+      : new TokenBuckets(s.rateLimit.perSecond, s.rateLimit.burst);
   const failureLimit = s.failedAuthLimit ? new TokenBuckets(s.failedAuthLimit.perSecond, s.failedAuthLimit.burst, 10_000) : undefined;
 
   app.addHook('onRequest', authenticate({ keys, sessions, tenantLimit, failureLimit, metadataLimitBytes: s.metadataLimitBytes }));

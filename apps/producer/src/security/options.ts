@@ -4,7 +4,7 @@ export interface SecurityOptions {
   apiKeys?: ReadonlyArray<{ tenant: string; key: string }>;
   /** RUNLEDGER_ADMIN_KEY: required for /admin, /admin/queues, /metrics and other tenants' jobs. Without it those are denied whenever keys are configured. */
   adminKey?: string;
-  /** Per-tenant token bucket (in memory, per process). Default off (the producer process too, unless RATE_LIMIT_PER_SECOND is set). */
+  /** Per-tenant token bucket (in PostgreSQL, shared by every producer, when buildApp has a ledger). Default off (the producer process too, unless RATE_LIMIT_PER_SECOND is set). */
   rateLimit?: false | { perSecond: number; burst: number };
   /** Token bucket per client address spent by failed authentications. Default `rateLimit`; the producer process defaults to 100/s, burst 200. */
   failedAuthLimit?: false | { perSecond: number; burst: number };

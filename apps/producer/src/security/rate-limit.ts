@@ -1,12 +1,25 @@
-/** The answer of TokenBuckets.take. */
+/** The answer of a rate limiter's take. */
 export type Take = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+/** Token buckets by key: in this process (TokenBuckets) or shared by every producer (sharedBuckets). */
+export interface RateLimiter {
+  take(key: string): Take | Promise<Take>;
+}
+
+/** Takes a token from a bucket stored where every producer process sees it (the ledger's takeRateToken). */
+export type SharedTake = (key: string, perSecond: number, burst: number) => Promise<Take>;
+
+/** Token buckets of `perSecond` and `burst` kept by `take` (e.g. in PostgreSQL), shared by every producer process. */
+export function sharedBuckets(take: SharedTake, perSecond: number, burst: number): RateLimiter {
+  return { take: (key) => take(key, perSecond, burst) };
+}
 
 /**
  * In-memory token buckets, one per key (a tenant, or a client address for failed logins): each
  * holds up to `burst` tokens and refills at `perSecond`. Per process: with N producer replicas a
  * tenant gets up to N times the rate. Beyond `maxKeys` keys the oldest bucket is dropped.
  */
-export class TokenBuckets {
+export class TokenBuckets implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(
