@@ -2,12 +2,14 @@ import { pathToFileURL } from 'node:url';
 import type { StateSnapshot } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { approvalGraph } from './graphs/approval';
+import { chatGraph } from './graphs/chat';
 import { echoGraph } from './graphs/echo';
 import { vacationGraph } from './graphs/vacation';
 
-/** The two calls Runledger makes on a compiled graph. */
+/** The calls Runledger makes on a compiled graph (`stream` for runs a LangGraph API client streams). */
 export interface RunnableGraph {
   invoke(input: unknown, config: Record<string, unknown>): Promise<unknown>;
+  stream?(input: unknown, config: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
   getState(config: { configurable: Record<string, unknown> }): Promise<StateSnapshot>;
 }
 
@@ -23,7 +25,7 @@ export interface GraphDefinition {
 
 export type GraphRegistry = ReadonlyMap<string, GraphDefinition>;
 
-export const builtInGraphs: readonly GraphDefinition[] = [echoGraph, vacationGraph, approvalGraph];
+export const builtInGraphs: readonly GraphDefinition[] = [echoGraph, vacationGraph, approvalGraph, chatGraph];
 
 /**
  * The built-in graphs plus those exported by the module at `modulePath` (RUNLEDGER_GRAPHS):
