@@ -6,6 +6,7 @@ import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
 import { backoffMs, classify, RunAbort } from './outcome';
 import { type Decision, decide, pendingInterrupts } from './recovery';
+import { runGraph } from './stream-run';
 
 export interface ExecuteDeps {
   ledger: Ledger;
@@ -107,7 +108,7 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   try {
     const input = await applyDecision(deps, job, decision, graph.getState.bind(graph), claimed.started);
     if (input === undefined) return finishedByDecision(decision);
-    const output = await graph.invoke(input, config);
+    const output = await runGraph(ledger, job, graph, input, config);
     crashHere(deps, 'after_invoke');
     return await settle(deps, job, graph, decision, outputKeys === undefined ? undefined : output);
   } catch (err) {
