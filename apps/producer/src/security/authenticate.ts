@@ -27,6 +27,12 @@ function bearerKey(header: string | undefined): string | undefined {
   return match?.[1] ?? '';
 }
 
+/** The key of an `x-api-key` header (how the LangGraph SDK sends it); '' when repeated or blank; undefined without one. */
+function apiKeyHeader(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  return typeof header === 'string' ? header.trim() : '';
+}
+
 const wantsHtml = (request: FastifyRequest) => request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
 
 function tooMany(reply: FastifyReply, retryAfterSeconds: number, message: string) {
@@ -48,7 +54,7 @@ function unauthorized(reply: FastifyReply, presented: boolean) {
 /**
  * onRequest: establishes the caller of every non-public route. Open mode (no keys): everyone is
  * the operator. Otherwise a Bearer key (tenant or admin) or, on admin routes, the admin session
- * cookie. Missing or wrong credentials → 401 with WWW-Authenticate (a browser asking for an admin
+ * cookie. `x-api-key: <key>` counts like the Bearer header when no Authorization header is sent. Missing or wrong credentials → 401 with WWW-Authenticate (a browser asking for an admin
  * page is sent to the login form instead); a tenant key on an admin route → 403 forbidden; over
  * the tenant's rate → 429 with Retry-After.
  */
@@ -61,7 +67,7 @@ export function authenticate(deps: AuthDeps) {
     let presented = false;
     if (!keys.enabled) caller = OPEN_CALLER;
     else {
-      const key = bearerKey(request.headers.authorization);
+      const key = bearerKey(request.headers.authorization) ?? apiKeyHeader(request.headers['x-api-key']);
       presented = key !== undefined;
       if (key) caller = keys.identify(key);
       else if (key === undefined && access === 'admin' && sessions?.verify(parseCookies(request.headers.cookie)[SESSION_COOKIE])) caller = SESSION_CALLER;

@@ -8,10 +8,12 @@ import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
+  'req.headers["x-api-key"]',
   'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers.cookie',
+  'headers["x-api-key"]',
   'req.body',
   'body',
   'input',
