@@ -5,6 +5,7 @@ import { createAdmitter } from './admitter';
 import { bullBoard } from './bull-board';
 import { dashboardRoutes } from './dashboard/routes';
 import { installErrorHandlers } from './http-errors';
+import { langGraphApi } from './langgraph-api';
 import { installMetrics, ProducerMetrics } from './metrics';
 import type { AppOptions, RouteDeps } from './options';
 import { actionRoutes } from './routes/actions';
@@ -75,7 +76,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
         version: '0.1.0',
         description: 'Crash-safe background jobs for LangGraph.js agents. Errors are { "error": { "code", "message" } }.',
       },
-      tags: [{ name: 'jobs' }, { name: 'actions' }, { name: 'threads' }, { name: 'health' }],
+      tags: [{ name: 'jobs' }, { name: 'actions' }, { name: 'threads' }, { name: 'health' }, { name: 'langgraph' }],
     },
     transform: openApiTransform,
   });
@@ -84,6 +85,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(actionRoutes, deps);
   void app.register(threadRoutes, deps);
   void app.register(healthRoutes, deps);
+  void app.register(langGraphApi, deps);
   void app.register(dashboardRoutes, deps);
   installMetrics(app, new ProducerMetrics(options.ledger, options.queue));
   void app.register(bullBoard, { queue: options.queue, ledgerJobUrl: options.ledgerJobUrl ?? ((id) => `/v1/jobs/${encodeURIComponent(id)}`) });

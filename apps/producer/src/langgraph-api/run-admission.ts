@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { Job, LangGraphThread } from '@runledger/ledger';
+import { STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
+import type { FastifyRequest } from 'fastify';
+import { deliverWithin } from '../delivery';
+import { ApiError } from '../http-errors';
+import { admissionTenant, assertThreadAvailable, checkMetadataSize, tenantScope } from '../security';
+import type { LangGraphDeps } from './context';
+import { type RunCreate, UNSUPPORTED_RUN_FIELDS } from './schemas';
+
+/** A created (or resumed) run and where its stream starts for the client that created it. */
+export interface CreatedRun {
+  job: Job;
+  /** Stream chunks after this id belong to this request (a resumed run keeps its earlier chunks). */
+  streamAfter: number;
+}
+
+const unsupported = (what: string) => new ApiError(422, 'unsupported', `${what} is not supported by Runledger yet.`);
+
+/** The thread a run goes to: the named one (404 unless `if_not_exists: create`), or a new one. */
+async function targetThread(d: LangGraphDeps, request: FastifyRequest, threadId: string | undefined, body: RunCreate): Promise<LangGraphThread> {
+  const tenant = admissionTenant(request);
+  if (threadId === undefined) {
+    const created = await d.threads.create(randomUUID(), tenant, {});
+    if (!created) throw new ApiError(503, 'retry', 'A new thread id collided; retry the request.');
+    return created;
+  }
+  const found = await d.threads.get(threadId, tenantScope(request));
+  if (found) return found;
+  if (body.if_not_exists !== 'create') throw new ApiError(404, 'not_found', `Thread ${threadId} does not exist (send if_not_exists: "create" to create it).`);
+  const created = await d.threads.create(threadId, tenant, {});
+  if (!created) throw new ApiError(409, 'thread_taken', `thread_id "${threadId}" is in use by another tenant; choose another thread id.`);
+  return created;
+}
+
+/** The stream request to store on the job: asked for by a streaming call (default `values`) or by `stream_mode`. */
+function streamRequest(body: RunCreate, streaming: boolean): { modes: StreamMode[]; subgraphs: boolean } | undefined {
+  const asked = body.stream_mode === undefined ? [] : [body.stream_mode].flat();
+  if (!streaming && asked.length === 0) return undefined;
+  return { modes: asked.length ? asked : ['values'], subgraphs: body.stream_subgraphs === true };
+}
+
+/**
+ * Checks a run request and admits it as a job through the producer's admitter (ledger commit,
+ * then queue), or continues the thread's interrupted job for `command: { resume }` (the ledger's
+ * resume, then a delivery). Everything is checked before anything is written.
+ */
+export async function createRun(
+  d: LangGraphDeps,
+  request: FastifyRequest,
+  threadId: string | undefined,
+  body: RunCreate,
+  streaming: boolean,
+): Promise<CreatedRun> {
+  const raw = body as Record<string, unknown>;
+  for (const field of UNSUPPORTED_RUN_FIELDS) if (raw[field] !== undefined && raw[field] !== null) throw unsupported(`body.${field}`);
+  if (body.multitask_strategy === 'interrupt' || body.multitask_strategy === 'rollback') throw unsupported(`multitask_strategy "${body.multitask_strategy}"`);
+  const command = body.command ?? undefined;
+  if (command && (command.update !== undefined || command.goto !== undefined)) throw unsupported('command.update and command.goto');
+  const graph = d.assistants.resolve(body.assistant_id);
+  const resuming = command !== undefined && 'resume' in command;
+  if (!resuming) {
+    const problem = graph.validateInput?.(body.input ?? null);
+    if (problem) throw new ApiError(422, 'invalid_input', problem);
+  }
+  checkMetadataSize(request, body.metadata);
+  if (threadId !== undefined) await assertThreadAvailable(d.ledger, request, threadId);
+  const thread = await targetThread(d, request, threadId, body);
+
+  if (resuming) {
+    const latest = thread.latestJob;
+    if (latest?.status !== 'interrupted')
+      throw new ApiError(409, 'invalid_state', `Thread ${thread.threadId} is not interrupted; command.resume continues an interrupted thread.`);
+    const streamAfter = await d.streams.lastId(latest.jobId);
+    const job = await d.ledger.resume(latest.jobId, command.resume, tenantScope(request));
+    await deliverWithin(d.queue, d.ledger, job, d.enqueueTimeoutMs, request.log);
+    return { job, streamAfter };
+  }
+
+  const stream = streamRequest(body, streaming);
+  const metadata = { ...body.metadata, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}) };
+  const { job } = await d.admitter.admit(
+    {
+      graph: graph.name,
+      input: body.input ?? null,
+      threadId: thread.threadId,
+      metadata,
+      // The reference server's default is reject: a busy thread answers 409.
+      multitask: body.multitask_strategy === 'enqueue' ? 'enqueue' : 'reject',
+      tenant: admissionTenant(request),
+    },
+    request.log,
+  );
+  return { job, streamAfter: 0 };
+}

@@ -1,0 +1,103 @@
+import type { Job } from '@runledger/ledger';
+import { streamRequestOf } from '@runledger/runtime';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { ApiError } from '../http-errors';
+import { tenantScope } from '../security';
+import { type LangGraphDeps, runPath } from './context';
+import { createRun } from './run-admission';
+import { finalValues } from './run-views';
+import { RunCreate, RunParams, ThreadParams } from './schemas';
+import { isSettled, runError } from './status';
+
+const tags = ['langgraph'];
+/** How often a stream looks for new chunks of a running run. */
+const TAIL_EVERY_MS = 50;
+/** Comment lines (`: heartbeat`) on an idle stream, so clients and proxies see it alive. */
+export const HEARTBEAT_MS = 2_000;
+
+interface SseMessage {
+  id?: string;
+  event: string;
+  data: unknown;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A run's SSE events from its stream log after `afterId`, tailing until the run settles, then
+ * `error` (a failed run, or one waiting for manual reconciliation) and `end`. A run nobody asked
+ * to stream at admission has no log: it gets a `metadata` event and, at the end, its final values.
+ * The worker writes a run's last chunks before its outcome, so one read after the settled status
+ * finds them all.
+ */
+async function* runEvents(d: LangGraphDeps, job: Job, tenant: string | undefined, afterId: number, open: () => boolean): AsyncGenerator<SseMessage> {
+  const logged = streamRequestOf(job.metadata) !== undefined;
+  if (!logged) yield { event: 'metadata', data: { run_id: job.jobId, attempt: job.attempt } };
+  let last = afterId;
+  let current = job;
+  for (;;) {
+    const settled = isSettled(current.status);
+    for (let page = await d.streams.read(job.jobId, last); page.length > 0; page = await d.streams.read(job.jobId, last)) {
+      for (const e of page) yield { id: String(e.id), event: e.event, data: e.data };
+      last = page.at(-1)?.id ?? last;
+    }
+    if (settled) break;
+    if (!open()) return;
+    await sleep(TAIL_EVERY_MS);
+    current = await d.ledger.get(job.jobId, tenant);
+  }
+  if (!logged && current.status === 'completed') yield { event: 'values', data: await finalValues(d, current) };
+  const error = runError(current);
+  if (error) yield { event: 'error', data: error };
+  yield { event: 'end', data: null };
+}
+
+/** The first id to replay after: `Last-Event-ID` (-1 = from the start); absent = from the start, the log being durable. */
+function lastEventIdOf(request: FastifyRequest): number {
+  const raw = request.headers['last-event-id'];
+  if (raw === undefined || raw === '' || raw === '-1') return 0;
+  if (typeof raw !== 'string' || !/^\d{1,18}$/.test(raw))
+    throw new ApiError(400, 'invalid_request', 'Last-Event-ID must be an event id from this stream, or -1 for the start.');
+  return Number(raw);
+}
+
+async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, job: Job, afterId: number): Promise<void> {
+  const path = runPath(job.threadId, job.jobId);
+  reply.header('content-location', path);
+  // Where the SDK reconnects (with Last-Event-ID) when the connection drops mid-run.
+  reply.header('location', `${path}/stream`);
+  let open = true;
+  reply.sse.onClose(() => {
+    open = false;
+  });
+  await reply.sse.send(runEvents(d, job, tenantScope(request), afterId, () => open));
+}
+
+/** SSE: create a run and stream it (on a thread or a new one), and join a run's stream. */
+export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
+  const createAndStream = async (request: FastifyRequest, reply: FastifyReply, threadId: string | undefined) => {
+    const { job, streamAfter } = await createRun(d, request, threadId, request.body as RunCreate, true);
+    await serve(d, request, reply, job, streamAfter);
+  };
+  const sse = { kind: 'manual' as const };
+  app.post(
+    '/threads/:thread_id/runs/stream',
+    { sse, schema: { tags, summary: 'Create a run and stream it (SSE)', params: ThreadParams, body: RunCreate } },
+    (rq, rp) => createAndStream(rq, rp, (rq.params as z.infer<typeof ThreadParams>).thread_id),
+  );
+  app.post('/runs/stream', { sse, schema: { tags, summary: 'Create a run on a new thread and stream it (SSE)', body: RunCreate } }, (rq, rp) =>
+    createAndStream(rq, rp, undefined),
+  );
+  app.get(
+    '/threads/:thread_id/runs/:run_id/stream',
+    { sse, schema: { tags, summary: "Join a run's stream (SSE), replaying after Last-Event-ID", params: RunParams } },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+      const afterId = lastEventIdOf(request);
+      const job = await d.ledger.get(run_id, tenantScope(request));
+      if (job.threadId !== thread_id) throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
+      await serve(d, request, reply, job, afterId);
+    },
+  );
+}

@@ -1,0 +1,87 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { ApiError } from '../http-errors';
+import { tenantScope } from '../security';
+import { type LangGraphDeps, runPath } from './context';
+import { createRun } from './run-admission';
+import { finalValues, runView, settledJob } from './run-views';
+import { CancelQuery, RunCreate, RunListQuery, RunParams, ThreadParams } from './schemas';
+
+const tags = ['langgraph'];
+
+/** The job of a run on a thread; 404 when missing, another tenant's, or on another thread. */
+async function runOf(d: LangGraphDeps, request: FastifyRequest, threadId: string, runId: string) {
+  const job = await d.ledger.get(runId, tenantScope(request));
+  if (job.threadId !== threadId) throw new ApiError(404, 'not_found', `Run ${runId} is not on thread ${threadId}.`);
+  return job;
+}
+
+/** Waits for a run to settle and answers its final values (200), or nothing when the client left. */
+async function answerWhenSettled(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, runId: string) {
+  const job = await settledJob(d.ledger, runId, tenantScope(request), () => request.socket.destroyed || reply.raw.destroyed);
+  if (!job) return reply;
+  return reply.send(await finalValues(d, job));
+}
+
+/** Runs: create (background), wait, list, get, join, cancel; on a thread and thread-less. */
+export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
+  const create = (threadId: string | undefined, wait: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const { job } = await createRun(d, request, threadId ?? undefined, request.body as RunCreate, false);
+    reply.header('content-location', runPath(job.threadId, job.jobId));
+    return wait ? answerWhenSettled(d, request, reply, job.jobId) : reply.send(runView(job));
+  };
+  const onThread = (wait: boolean) => (request: FastifyRequest, reply: FastifyReply) =>
+    create((request.params as z.infer<typeof ThreadParams>).thread_id, wait)(request, reply);
+
+  const body = { tags, body: RunCreate };
+  app.post('/threads/:thread_id/runs', { schema: { ...body, summary: 'Create a background run', params: ThreadParams } }, onThread(false));
+  app.post(
+    '/threads/:thread_id/runs/wait',
+    { schema: { ...body, summary: 'Create a run and wait for its final values', params: ThreadParams } },
+    onThread(true),
+  );
+  app.post('/runs', { schema: { ...body, summary: 'Create a background run on a new thread' } }, (rq, rp) => create(undefined, false)(rq, rp));
+  app.post('/runs/wait', { schema: { ...body, summary: 'Create a run on a new thread and wait' } }, (rq, rp) => create(undefined, true)(rq, rp));
+
+  app.get(
+    '/threads/:thread_id/runs',
+    { schema: { tags, summary: "A thread's runs, newest first", params: ThreadParams, querystring: RunListQuery } },
+    async (request) => {
+      const { thread_id } = request.params as z.infer<typeof ThreadParams>;
+      const q = request.query as z.infer<typeof RunListQuery>;
+      if (!(await d.threads.get(thread_id, tenantScope(request)))) throw new ApiError(404, 'not_found', `Thread ${thread_id} does not exist.`);
+      const limit = q.limit ?? 10;
+      const offset = q.offset ?? 0;
+      const page = await d.ledger.list({ threadId: thread_id, tenant: tenantScope(request), limit: Math.min(limit + offset, 500) });
+      return page.jobs.slice(offset, offset + limit).map(runView);
+    },
+  );
+
+  app.get('/threads/:thread_id/runs/:run_id', { schema: { tags, summary: 'Read a run', params: RunParams } }, async (request) => {
+    const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+    return runView(await runOf(d, request, thread_id, run_id));
+  });
+
+  app.get(
+    '/threads/:thread_id/runs/:run_id/join',
+    { schema: { tags, summary: "Wait for a run's final values", params: RunParams } },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+      await runOf(d, request, thread_id, run_id);
+      return answerWhenSettled(d, request, reply, run_id);
+    },
+  );
+
+  app.post(
+    '/threads/:thread_id/runs/:run_id/cancel',
+    { schema: { tags, summary: 'Cancel a run (action interrupt); wait=1 answers once it stopped', params: RunParams, querystring: CancelQuery } },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+      const q = request.query as z.infer<typeof CancelQuery>;
+      if (q.action === 'rollback') throw new ApiError(422, 'unsupported', 'Cancel with action "rollback" is not supported by Runledger yet; use "interrupt".');
+      await runOf(d, request, thread_id, run_id);
+      await d.ledger.cancel(run_id, tenantScope(request), 'cancelled through the LangGraph API');
+      return reply.code(q.wait === '1' || q.wait === 'true' ? 204 : 202).send();
+    },
+  );
+}
