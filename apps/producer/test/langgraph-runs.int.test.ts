@@ -55,6 +55,65 @@ describe('LangGraph API through the SDK: runs', () => {
     expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] as number))).toBe(true);
   });
 
+  it('runs.wait of a failing run: __error__ with raiseError false, an Error by default', async () => {
+    const client = s.client();
+    const thread = await client.threads.create();
+    const answer = (await client.runs.wait(thread.thread_id, 'echo', { input: { failTimes: 5 }, raiseError: false })) as {
+      __error__?: { error: string; message: string };
+    };
+    expect(answer.__error__).toEqual({ error: 'Error', message: 'echo: planned failure on attempt 3 of the first 5' });
+    expect((await client.threads.get(thread.thread_id)).status).toBe('error');
+    const again = await client.threads.create();
+    await expect(client.runs.wait(again.thread_id, 'echo', { input: { failTimes: 5 } })).rejects.toThrow('Error: echo: planned failure on attempt 3');
+  });
+
+  it('background create + join; joinStream with lastEventId -1 replays the finished run, ids as first sent', async () => {
+    const client = s.client();
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'chat', { input: { messages: 'replay me' }, streamMode: ['values', 'messages-tuple'] });
+    expect(['pending', 'running']).toContain(run.status);
+    const values = (await client.runs.join(thread.thread_id, run.run_id)) as { messages: Array<{ content: string }> };
+    expect(values.messages.map((m) => m.content)).toEqual(['replay me', 'You said: replay me']);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+    const replay = [];
+    for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: '-1' })) replay.push(part);
+    expect(replay[0]).toMatchObject({ event: 'metadata', data: { run_id: run.run_id, attempt: 1 } });
+    expect(replay.filter((p) => p.event === 'messages').length).toBe('You said: replay me'.length);
+    expect(replay.at(-1)?.event).toBe('end');
+    // From the middle: only what came after that id.
+    const from = Number(replay[3]?.id);
+    const tail = [];
+    for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: String(from) })) tail.push(part);
+    expect(tail.map((p) => p.id)).toEqual(replay.slice(4).map((p) => p.id));
+  });
+
+  it('legacy messages mode: messages/metadata, messages/partial (the message so far), messages/complete', async () => {
+    const client = s.client();
+    const parts = [];
+    for await (const part of client.runs.stream(null, 'chat', { input: { messages: 'abc' }, streamMode: 'messages' })) parts.push(part);
+    const partial = parts.filter((p) => p.event === 'messages/partial').map((p) => (p.data as [{ content: string }])[0].content);
+    expect(partial.at(-1)).toBe('You said: abc');
+    expect(partial[1]).toBe('Yo');
+    expect(parts.some((p) => p.event === 'messages/metadata')).toBe(true);
+    const complete = parts.filter((p) => p.event === 'messages/complete').flatMap((p) => p.data as Array<{ content: string }>);
+    expect(complete.map((m) => m.content)).toEqual(['abc', 'You said: abc']);
+  });
+
+  it('multitask: reject answers 409 while the thread is busy; enqueue runs after it; cancel stops a run', async () => {
+    const client = s.client();
+    const thread = await client.threads.create();
+    const first = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 2, sleepMs: 400 } });
+    await expect(client.runs.create(thread.thread_id, 'echo', { input: {} })).rejects.toThrow(/409/);
+    const second = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1 }, multitaskStrategy: 'enqueue' });
+    // The thread's state carries on: the second run adds one step to the first run's two.
+    expect((await client.runs.join(thread.thread_id, second.run_id)) as { done: number }).toMatchObject({ done: 3 });
+    expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe('success');
+    const slow = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1, sleepMs: 30_000 } });
+    await client.runs.cancel(thread.thread_id, slow.run_id, true);
+    expect((await client.runs.get(thread.thread_id, slow.run_id)).status).toBe('interrupted');
+    expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([slow.run_id, second.run_id, first.run_id]);
+  });
+
   it('x-api-key: another tenant sees neither the thread nor its runs; no key is refused', async () => {
     const acme = s.client();
     const thread = await acme.threads.create();

@@ -1,4 +1,5 @@
 import fastifySse from '@fastify/sse';
+import { serializeChunk } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../options';
 import { assistantRoutes } from './assistant-routes';
@@ -14,7 +15,9 @@ import { threadRoutes } from './threads';
  */
 export async function langGraphApi(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   const d = langGraphDeps(deps);
-  await app.register(fastifySse, { heartbeatInterval: HEARTBEAT_MS });
+  // LangChain objects (messages in thread values) go out as the reference server writes them.
+  app.setReplySerializer((payload) => serializeChunk(payload));
+  await app.register(fastifySse, { heartbeatInterval: HEARTBEAT_MS, serializer: serializeChunk });
   await app.register(assistantRoutes, d);
   await app.register(threadRoutes, d);
   await app.register(runRoutes, d);

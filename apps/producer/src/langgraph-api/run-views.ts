@@ -1,3 +1,4 @@
+import { load } from '@langchain/core/load';
 import type { Job, Ledger } from '@runledger/ledger';
 import { STREAM_REQUEST_KEY } from '@runledger/runtime';
 import { assistantIdOf } from './assistants';
@@ -42,7 +43,9 @@ export async function settledJob(ledger: Ledger, jobId: string, tenant: string |
 export async function finalValues(d: LangGraphDeps, job: Job): Promise<unknown> {
   const error = runError(job);
   if (error) return { __error__: error };
-  if (job.status === 'completed') return job.result ?? {};
+  // The ledger keeps a result as JSON (messages in LangChain's constructor form): revive them, so
+  // the reply serializer writes them as the reference server does ({ ...fields, type }).
+  if (job.status === 'completed') return load(JSON.stringify(job.result ?? {}));
   const graph = d.graphs.get(job.graph);
   if (!graph) return {};
   const state = await d.states.state(graph, job.threadId);
