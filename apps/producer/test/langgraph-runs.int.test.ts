@@ -19,6 +19,9 @@ describe('LangGraph API through the SDK: runs', () => {
     const runs = await client.runs.list(thread.thread_id);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ thread_id: thread.thread_id, status: 'success' });
+    // Nobody asked to stream it: the run wrote nothing to the stream log.
+    const logged = await s.db.ledger.pool.query('SELECT count(*)::int AS n FROM run_stream_events WHERE job_id = $1', [runs[0]?.run_id]);
+    expect(logged.rows[0].n).toBe(0);
     const t = await client.threads.get(thread.thread_id);
     expect(t).toMatchObject({ status: 'idle', values: { done: 3 }, metadata: { topic: 'echo' } });
   });
