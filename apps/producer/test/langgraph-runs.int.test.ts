@@ -40,7 +40,7 @@ describe('LangGraph API through the SDK: runs', () => {
     })) {
       const first = part.event === 'messages' && !seen.some((e) => e.event === 'messages');
       const runStatus = first && runId ? (await client.runs.get(thread.thread_id, runId)).status : undefined;
-      seen.push({ event: part.event, id: part.id, data: part.data, runStatus });
+      seen.push({ event: part.event, id: (part as { id?: string }).id, data: part.data, runStatus });
     }
     expect(seen[0]?.event).toBe('metadata');
     expect(seen[0]?.data).toMatchObject({ run_id: runId, attempt: 1 });
@@ -94,7 +94,7 @@ describe('LangGraph API through the SDK: runs', () => {
     const client = s.client();
     const parts = [];
     for await (const part of client.runs.stream(null, 'chat', { input: { messages: 'abc' }, streamMode: 'messages' })) parts.push(part);
-    const partial = parts.filter((p) => p.event === 'messages/partial').map((p) => (p.data as [{ content: string }])[0].content);
+    const partial = parts.filter((p) => p.event === 'messages/partial').map((p) => (p.data as unknown as [{ content: string }])[0].content);
     expect(partial.at(-1)).toBe('You said: abc');
     expect(partial[1]).toBe('Yo');
     expect(parts.some((p) => p.event === 'messages/metadata')).toBe(true);
