@@ -76,7 +76,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
         version: '0.1.0',
         description: 'Crash-safe background jobs for LangGraph.js agents. Errors are { "error": { "code", "message" } }.',
       },
-      tags: [{ name: 'jobs' }, { name: 'actions' }, { name: 'threads' }, { name: 'health' }, { name: 'langgraph' }],
+      tags: [{ name: 'jobs' }, { name: 'actions' }, { name: 'threads' }, { name: 'health' }],
     },
     transform: openApiTransform,
   });

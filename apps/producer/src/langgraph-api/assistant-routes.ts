@@ -6,13 +6,14 @@ import { assistantView } from './assistants';
 import type { LangGraphDeps } from './context';
 import { AssistantParams, AssistantSearch } from './schemas';
 
-const tags = ['langgraph'];
+// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
+const doc = { tags: ['langgraph'], hide: true };
 
 /** Assistants: one default assistant per registered graph, found by assistant id or graph id. */
 export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
   const byParam = (params: unknown) => d.assistants.resolve((params as z.infer<typeof AssistantParams>).assistant_id);
 
-  app.post('/assistants/search', { schema: { tags, summary: 'Search assistants', body: AssistantSearch } }, async (request) => {
+  app.post('/assistants/search', { schema: { ...doc, summary: 'Search assistants', body: AssistantSearch } }, async (request) => {
     const q = (request.body ?? {}) as z.infer<typeof AssistantSearch>;
     const wantedMetadata = Object.entries(q.metadata ?? {});
     const all = d.assistants
@@ -25,13 +26,13 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
     return all.slice(offset, offset + (q.limit ?? 10));
   });
 
-  app.get('/assistants/:assistant_id', { schema: { tags, summary: 'Read an assistant', params: AssistantParams } }, async (request) =>
+  app.get('/assistants/:assistant_id', { schema: { ...doc, summary: 'Read an assistant', params: AssistantParams } }, async (request) =>
     assistantView(byParam(request.params)),
   );
 
   app.get(
     '/assistants/:assistant_id/graph',
-    { schema: { tags, summary: "An assistant's graph as nodes and edges", params: AssistantParams } },
+    { schema: { ...doc, summary: "An assistant's graph as nodes and edges", params: AssistantParams } },
     async (request) => {
       const graph = byParam(request.params).build(new MemorySaver()) as { getGraphAsync?: () => Promise<{ toJSON(): unknown }> };
       if (typeof graph.getGraphAsync !== 'function') throw new ApiError(422, 'unsupported', 'This graph cannot be drawn.');
@@ -41,7 +42,7 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
 
   app.get(
     '/assistants/:assistant_id/schemas',
-    { schema: { tags, summary: "An assistant's JSON schemas (null where the graph does not declare them)", params: AssistantParams } },
+    { schema: { ...doc, summary: "An assistant's JSON schemas (null where the graph does not declare them)", params: AssistantParams } },
     async (request) => {
       const g = byParam(request.params);
       return { graph_id: g.name, input_schema: null, output_schema: null, state_schema: null, config_schema: null, context_schema: null };

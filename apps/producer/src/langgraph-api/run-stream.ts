@@ -10,7 +10,8 @@ import { finalValues } from './run-views';
 import { RunCreate, RunParams, ThreadParams } from './schemas';
 import { isSettled, runError } from './status';
 
-const tags = ['langgraph'];
+// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
+const doc = { tags: ['langgraph'], hide: true };
 /** How often a stream looks for new chunks of a running run. */
 const TAIL_EVERY_MS = 50;
 /** Comment lines (`: heartbeat`) on an idle stream, so clients and proxies see it alive. */
@@ -83,15 +84,15 @@ export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): P
   const sse = { kind: 'manual' as const };
   app.post(
     '/threads/:thread_id/runs/stream',
-    { sse, schema: { tags, summary: 'Create a run and stream it (SSE)', params: ThreadParams, body: RunCreate } },
+    { sse, schema: { ...doc, summary: 'Create a run and stream it (SSE)', params: ThreadParams, body: RunCreate } },
     (rq, rp) => createAndStream(rq, rp, (rq.params as z.infer<typeof ThreadParams>).thread_id),
   );
-  app.post('/runs/stream', { sse, schema: { tags, summary: 'Create a run on a new thread and stream it (SSE)', body: RunCreate } }, (rq, rp) =>
+  app.post('/runs/stream', { sse, schema: { ...doc, summary: 'Create a run on a new thread and stream it (SSE)', body: RunCreate } }, (rq, rp) =>
     createAndStream(rq, rp, undefined),
   );
   app.get(
     '/threads/:thread_id/runs/:run_id/stream',
-    { sse, schema: { tags, summary: "Join a run's stream (SSE), replaying after Last-Event-ID", params: RunParams } },
+    { sse, schema: { ...doc, summary: "Join a run's stream (SSE), replaying after Last-Event-ID", params: RunParams } },
     async (request, reply) => {
       const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
       const afterId = lastEventIdOf(request);

@@ -7,7 +7,8 @@ import { createRun } from './run-admission';
 import { finalValues, runView, settledJob } from './run-views';
 import { CancelQuery, RunCreate, RunListQuery, RunParams, ThreadParams } from './schemas';
 
-const tags = ['langgraph'];
+// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
+const doc = { tags: ['langgraph'], hide: true };
 
 /** The job of a run on a thread; 404 when missing, another tenant's, or on another thread. */
 async function runOf(d: LangGraphDeps, request: FastifyRequest, threadId: string, runId: string) {
@@ -33,7 +34,7 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
   const onThread = (wait: boolean) => (request: FastifyRequest, reply: FastifyReply) =>
     create((request.params as z.infer<typeof ThreadParams>).thread_id, wait)(request, reply);
 
-  const body = { tags, body: RunCreate };
+  const body = { ...doc, body: RunCreate };
   app.post('/threads/:thread_id/runs', { schema: { ...body, summary: 'Create a background run', params: ThreadParams } }, onThread(false));
   app.post(
     '/threads/:thread_id/runs/wait',
@@ -45,7 +46,7 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
 
   app.get(
     '/threads/:thread_id/runs',
-    { schema: { tags, summary: "A thread's runs, newest first", params: ThreadParams, querystring: RunListQuery } },
+    { schema: { ...doc, summary: "A thread's runs, newest first", params: ThreadParams, querystring: RunListQuery } },
     async (request) => {
       const { thread_id } = request.params as z.infer<typeof ThreadParams>;
       const q = request.query as z.infer<typeof RunListQuery>;
@@ -57,14 +58,14 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
     },
   );
 
-  app.get('/threads/:thread_id/runs/:run_id', { schema: { tags, summary: 'Read a run', params: RunParams } }, async (request) => {
+  app.get('/threads/:thread_id/runs/:run_id', { schema: { ...doc, summary: 'Read a run', params: RunParams } }, async (request) => {
     const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
     return runView(await runOf(d, request, thread_id, run_id));
   });
 
   app.get(
     '/threads/:thread_id/runs/:run_id/join',
-    { schema: { tags, summary: "Wait for a run's final values", params: RunParams } },
+    { schema: { ...doc, summary: "Wait for a run's final values", params: RunParams } },
     async (request, reply) => {
       const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
       await runOf(d, request, thread_id, run_id);
@@ -74,7 +75,7 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
 
   app.post(
     '/threads/:thread_id/runs/:run_id/cancel',
-    { schema: { tags, summary: 'Cancel a run (action interrupt); wait=1 answers once it stopped', params: RunParams, querystring: CancelQuery } },
+    { schema: { ...doc, summary: 'Cancel a run (action interrupt); wait=1 answers once it stopped', params: RunParams, querystring: CancelQuery } },
     async (request, reply) => {
       const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
       const q = request.query as z.infer<typeof CancelQuery>;

@@ -9,7 +9,8 @@ import { HistoryBody, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } fr
 import { jobStatusesOf, threadStatus } from './status';
 import { EMPTY_STATE, interruptsOf, threadStateView } from './thread-state';
 
-const tags = ['langgraph'];
+// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
+const doc = { tags: ['langgraph'], hide: true };
 
 /** The graph whose checkpoints a thread holds: its newest job's, else the graph_id it was created for. */
 function graphOf(d: LangGraphDeps, t: LangGraphThread) {
@@ -42,7 +43,7 @@ async function threadOf(d: LangGraphDeps, request: FastifyRequest): Promise<Lang
 
 /** Threads: create, read, patch metadata, search, state, history. A tenant sees only its own threads. */
 export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
-  app.post('/threads', { schema: { tags, summary: 'Create a thread', body: ThreadCreate } }, async (request) => {
+  app.post('/threads', { schema: { ...doc, summary: 'Create a thread', body: ThreadCreate } }, async (request) => {
     const body = request.body as z.infer<typeof ThreadCreate>;
     const metadata = Object.fromEntries(Object.entries(body.metadata ?? {}).filter(([, v]) => v !== undefined && v !== null));
     if (typeof metadata.graph_id === 'string') d.assistants.resolve(metadata.graph_id);
@@ -55,13 +56,13 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     throw new ApiError(409, 'conflict', `Thread ${threadId} exists (send if_exists: "do_nothing" to get it instead).`);
   });
 
-  app.get('/threads/:thread_id', { schema: { tags, summary: 'Read a thread', params: ThreadParams } }, async (request) =>
+  app.get('/threads/:thread_id', { schema: { ...doc, summary: 'Read a thread', params: ThreadParams } }, async (request) =>
     threadView(d, await threadOf(d, request)),
   );
 
   app.patch(
     '/threads/:thread_id',
-    { schema: { tags, summary: "Merge metadata into a thread's", params: ThreadParams, body: ThreadPatch } },
+    { schema: { ...doc, summary: "Merge metadata into a thread's", params: ThreadParams, body: ThreadPatch } },
     async (request) => {
       const thread = await threadOf(d, request);
       await d.threads.mergeMetadata(thread.threadId, tenantScope(request), (request.body as z.infer<typeof ThreadPatch>).metadata);
@@ -69,7 +70,7 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     },
   );
 
-  app.post('/threads/search', { schema: { tags, summary: 'Search threads, newest first', body: ThreadSearch } }, async (request) => {
+  app.post('/threads/search', { schema: { ...doc, summary: 'Search threads, newest first', body: ThreadSearch } }, async (request) => {
     const q = (request.body ?? {}) as z.infer<typeof ThreadSearch>;
     const found = await d.threads.search({
       tenant: tenantScope(request),
@@ -82,7 +83,7 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     return Promise.all(found.map((t) => threadView(d, t)));
   });
 
-  app.get('/threads/:thread_id/state', { schema: { tags, summary: "A thread's current state", params: ThreadParams } }, async (request) => {
+  app.get('/threads/:thread_id/state', { schema: { ...doc, summary: "A thread's current state", params: ThreadParams } }, async (request) => {
     const thread = await threadOf(d, request);
     const graph = graphOf(d, thread);
     if (!graph || !thread.latestJob) return EMPTY_STATE;
@@ -91,7 +92,7 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
 
   app.post(
     '/threads/:thread_id/history',
-    { schema: { tags, summary: "A thread's past states, newest first", params: ThreadParams, body: HistoryBody } },
+    { schema: { ...doc, summary: "A thread's past states, newest first", params: ThreadParams, body: HistoryBody } },
     async (request) => {
       const thread = await threadOf(d, request);
       const q = (request.body ?? {}) as z.infer<typeof HistoryBody>;
