@@ -1,6 +1,7 @@
 // The LangGraph Server API driven by the official @langchain/langgraph-sdk Client against a real
 // producer (listening), real PostgreSQL and queue, and a real worker process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../test/support/db';
 import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
 
 describe('LangGraph API through the SDK: runs', () => {
@@ -88,6 +89,45 @@ describe('LangGraph API through the SDK: runs', () => {
     const tail = [];
     for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: String(from) })) tail.push(part);
     expect(tail.map((p) => p.id)).toEqual(replay.slice(4).map((p) => p.id));
+  });
+
+  it('joinStream with stream_mode keeps only those events, in both query encodings', async () => {
+    const client = s.client();
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'chat', { input: { messages: 'hi' }, streamMode: ['values', 'updates', 'messages-tuple'] });
+    await client.runs.join(thread.thread_id, run.run_id);
+    const events = [];
+    for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: '-1', streamMode: ['updates'] })) events.push(part.event);
+    expect([...new Set(events)]).toEqual(['metadata', 'updates', 'end']);
+    const path = `${s.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`;
+    const asJson = await fetch(`${path}?stream_mode=${encodeURIComponent('["values","messages-tuple"]')}`, { headers: { 'x-api-key': KEYS.acme } });
+    const names = [...(await asJson.text()).matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
+    expect([...new Set(names)]).toEqual(['metadata', 'values', 'messages', 'end']);
+    const bad = await fetch(`${path}?stream_mode=everything`, { headers: { 'x-api-key': KEYS.acme } });
+    expect(bad.status).toBe(400);
+  });
+
+  it('on_disconnect cancel: a streaming client that goes away cancels its run', async () => {
+    const client = s.client();
+    const thread = await client.threads.create();
+    const stop = new AbortController();
+    let runId: string | undefined;
+    const parts = client.runs.stream(thread.thread_id, 'chat', {
+      input: { messages: 'a long enough message to stop in the middle', tokenDelayMs: 100 },
+      streamMode: 'messages-tuple',
+      onDisconnect: 'cancel',
+      signal: stop.signal,
+      onRunCreated: (m) => {
+        runId = m.run_id;
+      },
+    });
+    // The SDK ends the loop quietly once its signal aborts; the connection closes.
+    for await (const part of parts) if (part.event === 'messages') stop.abort();
+    const run = await waitFor('the run to stop', async () => {
+      const r = await client.runs.get(thread.thread_id, runId as string);
+      return r.status === 'interrupted' ? r : undefined;
+    });
+    expect(run.status).toBe('interrupted');
   });
 
   it('legacy messages mode: messages/metadata, messages/partial (the message so far), messages/complete', async () => {

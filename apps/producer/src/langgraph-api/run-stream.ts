@@ -1,5 +1,5 @@
 import type { Job } from '@runledger/ledger';
-import { streamRequestOf } from '@runledger/runtime';
+import { type StreamMode, streamRequestOf } from '@runledger/runtime';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
@@ -7,7 +7,7 @@ import { tenantScope } from '../security';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
 import { finalValues } from './run-views';
-import { RunCreate, RunParams, ThreadParams } from './schemas';
+import { JoinStreamQuery, RunCreate, RunParams, ThreadParams } from './schemas';
 import { isSettled, runError } from './status';
 
 // Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
@@ -24,6 +24,18 @@ interface SseMessage {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The events a join asked for by stream mode; run-level events (metadata, error, end) always pass. */
+function modeFilter(modes: StreamMode[] | undefined): (event: string) => boolean {
+  if (!modes?.length) return () => true;
+  const names = new Set<string>(['metadata', 'error', 'end']);
+  for (const m of modes) {
+    if (m === 'messages-tuple') names.add('messages');
+    else if (m === 'messages') for (const e of ['messages/metadata', 'messages/partial', 'messages/complete']) names.add(e);
+    else names.add(m);
+  }
+  return (event) => names.has(event.split('|')[0] ?? event);
+}
 
 /**
  * A run's SSE events from its stream log after `afterId`, tailing until the run settles, then
@@ -63,7 +75,14 @@ function lastEventIdOf(request: FastifyRequest): number {
   return Number(raw);
 }
 
-async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, job: Job, afterId: number): Promise<void> {
+interface ServeOptions {
+  /** Only these stream modes' events (a join's `stream_mode`); default all. */
+  modes?: StreamMode[];
+  /** Cancel the run when the client goes away before it settles (`on_disconnect: cancel`, `cancel_on_disconnect`). */
+  cancelOnDisconnect?: boolean;
+}
+
+async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, job: Job, afterId: number, options: ServeOptions = {}): Promise<void> {
   const path = runPath(job.threadId, job.jobId);
   reply.header('content-location', path);
   // Where the SDK reconnects (with Last-Event-ID) when the connection drops mid-run.
@@ -72,14 +91,25 @@ async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyRe
   reply.sse.onClose(() => {
     open = false;
   });
-  await reply.sse.send(runEvents(d, job, tenantScope(request), afterId, () => open));
+  const wanted = modeFilter(options.modes);
+  const events = runEvents(d, job, tenantScope(request), afterId, () => open);
+  await reply.sse.send(
+    (async function* () {
+      for await (const e of events) if (wanted(e.event)) yield e;
+    })(),
+  );
+  if (!open && options.cancelOnDisconnect) {
+    const current = await d.ledger.get(job.jobId, tenantScope(request));
+    if (!isSettled(current.status)) await d.ledger.cancel(job.jobId, tenantScope(request), 'the streaming client disconnected (on_disconnect: cancel)');
+  }
 }
 
 /** SSE: create a run and stream it (on a thread or a new one), and join a run's stream. */
 export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
   const createAndStream = async (request: FastifyRequest, reply: FastifyReply, threadId: string | undefined) => {
-    const { job, streamAfter } = await createRun(d, request, threadId, request.body as RunCreate, true);
-    await serve(d, request, reply, job, streamAfter);
+    const body = request.body as RunCreate;
+    const { job, streamAfter } = await createRun(d, request, threadId, body, true);
+    await serve(d, request, reply, job, streamAfter, { cancelOnDisconnect: body.on_disconnect === 'cancel' });
   };
   const sse = { kind: 'manual' as const };
   app.post(
@@ -92,13 +122,14 @@ export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): P
   );
   app.get(
     '/threads/:thread_id/runs/:run_id/stream',
-    { sse, schema: { ...doc, summary: "Join a run's stream (SSE), replaying after Last-Event-ID", params: RunParams } },
+    { sse, schema: { ...doc, summary: "Join a run's stream (SSE), replaying after Last-Event-ID", params: RunParams, querystring: JoinStreamQuery } },
     async (request, reply) => {
       const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
       const afterId = lastEventIdOf(request);
       const job = await d.ledger.get(run_id, tenantScope(request));
       if (job.threadId !== thread_id) throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
-      await serve(d, request, reply, job, afterId);
+      const q = request.query as z.infer<typeof JoinStreamQuery>;
+      await serve(d, request, reply, job, afterId, { modes: q.stream_mode, cancelOnDisconnect: q.cancel_on_disconnect === true });
     },
   );
 }

@@ -56,6 +56,7 @@ export const RunCreate = z.looseObject({
   metadata: metadata.optional(),
   multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
   if_not_exists: z.enum(['create', 'reject']).optional(),
+  on_disconnect: z.enum(['cancel', 'continue']).optional(),
 });
 export type RunCreate = z.infer<typeof RunCreate>;
 
@@ -66,5 +67,28 @@ export const CancelQuery = z.looseObject({
   wait: z.enum(['0', '1', 'true', 'false']).optional(),
   action: z.enum(['interrupt', 'rollback']).optional(),
 });
+
+/**
+ * A stream mode list in a query string, in either encoding clients use: repeated keys
+ * (`stream_mode=values&stream_mode=updates`) or one JSON array (`stream_mode=["values","updates"]`).
+ */
+const StreamModeQuery = z.union([z.string(), z.array(z.string())]).transform((v, ctx) => {
+  const list = [v].flat().flatMap((item) => {
+    if (!item.startsWith('[')) return [item];
+    try {
+      const parsed = JSON.parse(item) as unknown;
+      return Array.isArray(parsed) ? parsed.map(String) : [String(parsed)];
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'stream_mode is not a valid JSON array' });
+      return [];
+    }
+  });
+  for (const m of list) if (!(STREAM_MODES as readonly string[]).includes(m)) ctx.addIssue({ code: 'custom', message: `unknown stream mode "${m}"` });
+  return list as Array<(typeof STREAM_MODES)[number]>;
+});
+
+const Flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+
+export const JoinStreamQuery = z.looseObject({ stream_mode: StreamModeQuery.optional(), cancel_on_disconnect: Flag.optional() });
 
 export const RunListQuery = z.looseObject({ limit: limit(500).optional(), offset: offset.optional() });
