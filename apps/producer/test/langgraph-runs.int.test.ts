@@ -1,5 +1,7 @@
 // The LangGraph Server API driven by the official @langchain/langgraph-sdk Client against a real
 // producer (listening), real PostgreSQL and queue, and a real worker process.
+
+import { RunStreamLog } from '@runledger/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test/support/db';
 import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
@@ -163,5 +165,17 @@ describe('LangGraph API through the SDK: runs', () => {
     await expect(s.client(KEYS.globex).threads.get(thread.thread_id)).rejects.toThrow(/404/);
     await expect(s.client('wrong-key-0123456789abcdefgh').threads.get(thread.thread_id)).rejects.toThrow(/401/);
     expect((await s.client(KEYS.globex).threads.search({ ids: [thread.thread_id] })).length).toBe(0);
+  });
+
+  it('a finished run whose log retention removed: joinStream answers metadata, its final values, end', async () => {
+    const client = s.client();
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'chat', { input: { messages: 'gone' }, streamMode: 'messages-tuple' });
+    await client.runs.join(thread.thread_id, run.run_id);
+    expect(await new RunStreamLog(s.db.ledger.pool).expire(0)).toBeGreaterThan(0);
+    const parts = [];
+    for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: '-1' })) parts.push(part);
+    expect(parts.map((p) => p.event)).toEqual(['metadata', 'values', 'end']);
+    expect((parts[1]?.data as { messages: Array<{ content: string }> }).messages.map((m) => m.content)).toEqual(['gone', 'You said: gone']);
   });
 });

@@ -41,6 +41,20 @@ export class RunStreamLog extends LedgerCore {
     }));
   }
 
+  /**
+   * Removes the logs of runs that ended more than `olderThanMs` ago, `batchSize` rows per
+   * statement, at most `maxBatches` statements; returns the number of chunks removed.
+   */
+  async expire(olderThanMs: number, batchSize = 5_000, maxBatches = 100): Promise<number> {
+    let removed = 0;
+    for (let batch = 0; batch < maxBatches; batch++) {
+      const n = (await this.q('expire_stream_events', [Math.round(olderThanMs), batchSize])).rowCount ?? 0;
+      removed += n;
+      if (n < batchSize) break;
+    }
+    return removed;
+  }
+
   /** The newest chunk id of a run; 0 when it has none. */
   async lastId(jobId: string): Promise<number> {
     return Number((await this.q('last_stream_event_id', [jobId])).rows[0]?.last_id ?? 0);

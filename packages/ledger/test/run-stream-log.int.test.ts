@@ -45,3 +45,30 @@ it('appends in order with rising ids; reads after an id; a stale token writes no
   await ledger.complete(job.jobId, 2, {});
   await expect(log.append(job.jobId, 2, [{ event: 'values', data: {} }])).rejects.toThrow(LeaseLostError);
 });
+
+it('expires the logs of runs that ended before the cutoff, and only those', async () => {
+  const { ledger } = db;
+  const admitClaim = async () => {
+    const { job } = await ledger.admit({ graph: 'chat', input: {} });
+    const claim = await ledger.claim(job.jobId, 'w');
+    if (!claim.ok) throw new Error('claim refused');
+    await log.append(job.jobId, claim.job.fencingToken, [
+      { event: 'metadata', data: {} },
+      { event: 'values', data: {} },
+    ]);
+    return claim.job;
+  };
+  const old = await admitClaim();
+  await ledger.complete(old.jobId, old.fencingToken, {});
+  await ledger.pool.query("UPDATE jobs SET completed_at = now() - interval '2 hours' WHERE job_id = $1", [old.jobId]);
+  const recent = await admitClaim();
+  await ledger.complete(recent.jobId, recent.fencingToken, {});
+  const open = await admitClaim();
+  await ledger.pool.query("UPDATE jobs SET updated_at = now() - interval '2 hours' WHERE job_id = $1", [open.jobId]);
+
+  expect(await log.expire(3_600_000, 1)).toBe(2);
+  expect((await log.read(old.jobId, 0)).length).toBe(0);
+  expect((await log.read(recent.jobId, 0)).length).toBe(2);
+  expect((await log.read(open.jobId, 0)).length).toBe(2);
+  expect(await log.expire(3_600_000)).toBe(0);
+});

@@ -40,12 +40,14 @@ function modeFilter(modes: StreamMode[] | undefined): (event: string) => boolean
 /**
  * A run's SSE events from its stream log after `afterId`, tailing until the run settles, then
  * `error` (a failed run, or one waiting for manual reconciliation) and `end`. A run nobody asked
- * to stream at admission has no log: it gets a `metadata` event and, at the end, its final values.
+ * to stream at admission (or whose log expired) has none: it gets a `metadata` event and, at the
+ * end, its final values.
  * The worker writes a run's last chunks before its outcome, so one read after the settled status
  * finds them all.
  */
 async function* runEvents(d: LangGraphDeps, job: Job, tenant: string | undefined, afterId: number, open: () => boolean): AsyncGenerator<SseMessage> {
-  const logged = streamRequestOf(job.metadata) !== undefined;
+  // A finished run whose log retention removed is served like one that was never logged.
+  const logged = streamRequestOf(job.metadata) !== undefined && (!isSettled(job.status) || (await d.streams.lastId(job.jobId)) > 0);
   if (!logged) yield { event: 'metadata', data: { run_id: job.jobId, attempt: job.attempt } };
   let last = afterId;
   let current = job;
