@@ -176,6 +176,6 @@ describe('LangGraph API through the SDK: runs', () => {
     const parts = [];
     for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: '-1' })) parts.push(part);
     expect(parts.map((p) => p.event)).toEqual(['metadata', 'values', 'end']);
-    expect((parts[1]?.data as { messages: Array<{ content: string }> }).messages.map((m) => m.content)).toEqual(['gone', 'You said: gone']);
+    expect((parts[1]?.data as { messages: Array<{ content: string }> } | undefined)?.messages.map((m) => m.content)).toEqual(['gone', 'You said: gone']);
   });
 });
