@@ -132,6 +132,24 @@ describe('LangGraph API through the SDK: runs', () => {
     expect(run.status).toBe('interrupted');
   });
 
+  it('SSE on the wire: headers at once, `: ping` lines while the run works, each a line of its own', async () => {
+    const thread = await s.client().threads.create();
+    const started = Date.now();
+    const r = await fetch(`${s.url}/threads/${thread.thread_id}/runs/stream`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'echo', input: { steps: 1, sleepMs: 4_500 } }),
+    });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(r.headers.get('content-type')).toBe('text/event-stream');
+    expect(r.headers.get('location')).toMatch(new RegExp(`^/threads/${thread.thread_id}/runs/[0-9a-f-]{36}/stream$`));
+    expect(r.headers.get('content-location')).toBe(r.headers.get('location')?.replace(/\/stream$/, ''));
+    const text = await r.text();
+    expect(text).toMatch(/\n: ping\n(?!\n)/);
+    expect(text).not.toContain(': ping\n\n');
+    expect(text.trimEnd().endsWith('event: end\ndata: null')).toBe(true);
+  });
+
   it('legacy messages mode: messages/metadata, messages/partial (the message so far), messages/complete', async () => {
     const client = s.client();
     const parts = [];

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../options';
 import { assistantRoutes } from './assistant-routes';
 import { langGraphDeps } from './context';
-import { HEARTBEAT_MS, runStreamRoutes } from './run-stream';
+import { runStreamRoutes } from './run-stream';
 import { runRoutes } from './runs';
 import { threadRoutes } from './threads';
 
@@ -17,7 +17,8 @@ export async function langGraphApi(app: FastifyInstance, deps: RouteDeps): Promi
   const d = langGraphDeps(deps);
   // LangChain objects (messages in thread values) go out as the reference server writes them.
   app.setReplySerializer((payload) => serializeChunk(payload));
-  await app.register(fastifySse, { heartbeatInterval: HEARTBEAT_MS, serializer: serializeChunk });
+  // Heartbeats are run-stream.ts's own `: ping` lines (the plugin's end with a blank line).
+  await app.register(fastifySse, { heartbeatInterval: 0, serializer: serializeChunk });
   await app.register(assistantRoutes, d);
   await app.register(threadRoutes, d);
   await app.register(runRoutes, d);

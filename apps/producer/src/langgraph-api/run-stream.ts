@@ -14,7 +14,7 @@ import { isSettled, runError } from './status';
 const doc = { tags: ['langgraph'], hide: true };
 /** How often a stream looks for new chunks of a running run. */
 const TAIL_EVERY_MS = 50;
-/** Comment lines (`: heartbeat`) on an idle stream, so clients and proxies see it alive. */
+/** `: ping` comment lines on a stream, so clients and proxies see it alive. */
 export const HEARTBEAT_MS = 2_000;
 
 interface SseMessage {
@@ -93,13 +93,24 @@ async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyRe
   reply.sse.onClose(() => {
     open = false;
   });
+  // Headers now, and a `: ping` comment line every HEARTBEAT_MS from here, also while the run
+  // waits in the queue. A comment line alone, not followed by a blank line: a blank line would
+  // end an empty event, which SDK 2.0 hands to the caller as an event named "".
+  reply.sse.sendHeaders();
+  const ping = setInterval(() => {
+    if (open) reply.raw.write(': ping\n');
+  }, HEARTBEAT_MS);
   const wanted = modeFilter(options.modes);
   const events = runEvents(d, job, tenantScope(request), afterId, () => open);
-  await reply.sse.send(
-    (async function* () {
-      for await (const e of events) if (wanted(e.event)) yield e;
-    })(),
-  );
+  try {
+    await reply.sse.send(
+      (async function* () {
+        for await (const e of events) if (wanted(e.event)) yield e;
+      })(),
+    );
+  } finally {
+    clearInterval(ping);
+  }
   if (!open && options.cancelOnDisconnect) {
     const current = await d.ledger.get(job.jobId, tenantScope(request));
     if (!isSettled(current.status)) await d.ledger.cancel(job.jobId, tenantScope(request), 'the streaming client disconnected (on_disconnect: cancel)');
