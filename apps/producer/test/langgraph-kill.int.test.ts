@@ -1,7 +1,7 @@
 // A worker SIGKILLed in the middle of a streamed run: the SDK's one `for await` loop pauses, then
 // goes on with the next attempt's events and ends with the run's final values.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LangGraphStack, startLangGraphStack } from './langgraph-stack';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
 
 describe('LangGraph API through the SDK: a worker killed mid-stream', () => {
   let s: LangGraphStack;
@@ -9,11 +9,13 @@ describe('LangGraph API through the SDK: a worker killed mid-stream', () => {
   beforeAll(async () => {
     s = await startLangGraphStack('lg_kill');
   });
+  // Each test starts its own workers: none of one test may run the next test's job.
+  afterEach((ctx) => s.procs.cleanup(ctx));
   afterAll(() => s?.close(failed));
 
-  it('the stream goes on with attempt 2 after a new metadata event; ids rise; no chunk of attempt 1 after it', async () => {
-    const first = s.worker('lg-kill-a');
-    const client = s.client();
+  it.each(SDKS)('SDK %s: the stream goes on with attempt 2 after a new metadata event; ids rise; no chunk of attempt 1 after it', async (sdk) => {
+    const first = s.worker(`lg-kill-a-${sdk}`);
+    const client = s.client(undefined, sdk);
     const thread = await client.threads.create();
     const message = 'a message long enough to be killed in the middle of';
     const parts: Array<{ event: string; id?: string; data: unknown }> = [];
@@ -28,7 +30,7 @@ describe('LangGraph API through the SDK: a worker killed mid-stream', () => {
           killedAfter = parts.length;
           first.kill('SIGKILL');
           await first.exited;
-          s.worker('lg-kill-b');
+          s.worker(`lg-kill-b-${sdk}`);
         }
       }
     } catch (err) {

@@ -4,11 +4,13 @@
 // chunk, none twice, to the run's final values.
 import net from 'node:net';
 import { Client } from '@langchain/langgraph-sdk';
+import { Client as ClientV2 } from 'langgraph-sdk-v2';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
 import { processRegistry, queueConfigFor, spawnProcess, spawnWorker, stackEnv } from '../../../test/support/stack';
 import '../../../test/support/provided';
 import { freePort } from '@runledger/ledger';
+import { SDKS } from './langgraph-stack';
 
 const KEY = 'acme-key-0123456789abcdef01';
 
@@ -58,11 +60,12 @@ describe('LangGraph API through the SDK: the producer restarts mid-stream', () =
     await db?.close();
   });
 
-  it('reconnects with Last-Event-ID to the new producer and receives every chunk once', async () => {
-    procs.add(spawnWorker(env, 'lg-restart-w'));
+  it.each(SDKS)('SDK %s: reconnects with Last-Event-ID to the new producer and receives every chunk once', async (sdk) => {
+    procs.add(spawnWorker(env, `lg-restart-w-${sdk}`));
     const [first, second] = await Promise.all([producer(), producer()]);
     target = first.port;
-    const client = new Client({ apiUrl: url, apiKey: KEY, callerOptions: { maxRetries: 0 } });
+    const options = { apiUrl: url, apiKey: KEY, callerOptions: { maxRetries: 0 } };
+    const client = sdk === '2.0.0' ? (new ClientV2(options) as unknown as Client) : new Client(options);
     const thread = await client.threads.create();
     const message = 'a reply long enough to restart the producer in the middle of it';
     const parts: Array<{ event: string; id?: string; data: unknown }> = [];

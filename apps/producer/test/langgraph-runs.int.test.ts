@@ -4,18 +4,20 @@
 import { RunStreamLog } from '@runledger/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test/support/db';
-import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
+import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
 
-describe('LangGraph API through the SDK: runs', () => {
-  let s: LangGraphStack;
-  beforeAll(async () => {
-    s = await startLangGraphStack('lg_runs');
-    s.worker('lg-runs-w1');
-  });
-  afterAll(() => s?.close());
+let s: LangGraphStack;
+beforeAll(async () => {
+  s = await startLangGraphStack('lg_runs');
+  s.worker('lg-runs-w1');
+});
+afterAll(() => s?.close());
+
+describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
+  const sdkClient = (key?: string) => s.client(key, sdk);
 
   it('runs.wait on a new thread answers the final values; the run and thread read back', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const thread = await client.threads.create({ metadata: { topic: 'echo' } });
     const values = (await client.runs.wait(thread.thread_id, 'echo', { input: { steps: 3 } })) as { done: number; log: string[] };
     expect(values).toMatchObject({ done: 3, log: ['step 1', 'step 2', 'step 3'] });
@@ -30,7 +32,7 @@ describe('LangGraph API through the SDK: runs', () => {
   });
 
   it('runs.stream in values, updates and messages-tuple: tokens arrive while the run is running', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const thread = await client.threads.create();
     const seen: Array<{ event: string; id?: string; data: unknown; runStatus?: string }> = [];
     let runId: string | undefined;
@@ -62,7 +64,7 @@ describe('LangGraph API through the SDK: runs', () => {
   });
 
   it('runs.wait of a failing run: __error__ with raiseError false, an Error by default', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const thread = await client.threads.create();
     const answer = (await client.runs.wait(thread.thread_id, 'echo', { input: { failTimes: 5 }, raiseError: false })) as {
       __error__?: { error: string; message: string };
@@ -74,7 +76,7 @@ describe('LangGraph API through the SDK: runs', () => {
   });
 
   it('background create + join; joinStream with lastEventId -1 replays the finished run, ids as first sent', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, 'chat', { input: { messages: 'replay me' }, streamMode: ['values', 'messages-tuple'] });
     expect(['pending', 'running']).toContain(run.status);
@@ -94,7 +96,7 @@ describe('LangGraph API through the SDK: runs', () => {
   });
 
   it('joinStream with stream_mode keeps only those events, in both query encodings', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, 'chat', { input: { messages: 'hi' }, streamMode: ['values', 'updates', 'messages-tuple'] });
     await client.runs.join(thread.thread_id, run.run_id);
@@ -110,7 +112,7 @@ describe('LangGraph API through the SDK: runs', () => {
   });
 
   it('on_disconnect cancel: a streaming client that goes away cancels its run', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const thread = await client.threads.create();
     const stop = new AbortController();
     let runId: string | undefined;
@@ -133,7 +135,7 @@ describe('LangGraph API through the SDK: runs', () => {
   });
 
   it('SSE on the wire: headers at once, `: ping` lines while the run works, each a line of its own', async () => {
-    const thread = await s.client().threads.create();
+    const thread = await sdkClient().threads.create();
     const started = Date.now();
     const r = await fetch(`${s.url}/threads/${thread.thread_id}/runs/stream`, {
       method: 'POST',
@@ -151,7 +153,7 @@ describe('LangGraph API through the SDK: runs', () => {
   });
 
   it('legacy messages mode: messages/metadata, messages/partial (the message so far), messages/complete', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const parts = [];
     for await (const part of client.runs.stream(null, 'chat', { input: { messages: 'abc' }, streamMode: 'messages' })) parts.push(part);
     const partial = parts.filter((p) => p.event === 'messages/partial').map((p) => (p.data as unknown as [{ content: string }])[0].content);
@@ -163,7 +165,7 @@ describe('LangGraph API through the SDK: runs', () => {
   });
 
   it('multitask: reject answers 409 while the thread is busy; enqueue runs after it; cancel stops a run', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const thread = await client.threads.create();
     const first = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 2, sleepMs: 400 } });
     await expect(client.runs.create(thread.thread_id, 'echo', { input: {} })).rejects.toThrow(/409/);
@@ -178,15 +180,15 @@ describe('LangGraph API through the SDK: runs', () => {
   });
 
   it('x-api-key: another tenant sees neither the thread nor its runs; no key is refused', async () => {
-    const acme = s.client();
+    const acme = sdkClient();
     const thread = await acme.threads.create();
-    await expect(s.client(KEYS.globex).threads.get(thread.thread_id)).rejects.toThrow(/404/);
-    await expect(s.client('wrong-key-0123456789abcdefgh').threads.get(thread.thread_id)).rejects.toThrow(/401/);
-    expect((await s.client(KEYS.globex).threads.search({ ids: [thread.thread_id] })).length).toBe(0);
+    await expect(sdkClient(KEYS.globex).threads.get(thread.thread_id)).rejects.toThrow(/404/);
+    await expect(sdkClient('wrong-key-0123456789abcdefgh').threads.get(thread.thread_id)).rejects.toThrow(/401/);
+    expect((await sdkClient(KEYS.globex).threads.search({ ids: [thread.thread_id] })).length).toBe(0);
   });
 
   it('a finished run whose log retention removed: joinStream answers metadata, its final values, end', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, 'chat', { input: { messages: 'gone' }, streamMode: 'messages-tuple' });
     await client.runs.join(thread.thread_id, run.run_id);

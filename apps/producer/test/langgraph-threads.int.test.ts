@@ -2,21 +2,23 @@
 // against a real producer, PostgreSQL, queue and worker process.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
+import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
 
 // Python: uuid.uuid5(uuid.UUID('6ba7b821-9dad-11d1-80b4-00c04fd430c8'), 'chat'), the Platform's default assistant id of graph "chat".
 const CHAT_ASSISTANT = 'eb6db400-e3c8-5d06-a834-015cb89efe69';
 
-describe('LangGraph API through the SDK: assistants, threads, interrupts, bad input', () => {
-  let s: LangGraphStack;
-  beforeAll(async () => {
-    s = await startLangGraphStack('lg_threads');
-    s.worker('lg-threads-w1');
-  });
-  afterAll(() => s?.close());
+let s: LangGraphStack;
+beforeAll(async () => {
+  s = await startLangGraphStack('lg_threads');
+  s.worker('lg-threads-w1');
+});
+afterAll(() => s?.close());
+
+describe.each(SDKS)('LangGraph API through the SDK: assistants, threads, interrupts, bad input (SDK %s)', (sdk) => {
+  const sdkClient = (key?: string) => s.client(key, sdk);
 
   it('one default assistant per graph: uuid5 of the graph id, found by either id', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const all = await client.assistants.search({ limit: 100 });
     expect(all.map((a) => a.graph_id).sort()).toEqual(['approval', 'chat', 'echo', 'vacation']);
     const chat = await client.assistants.get('chat');
@@ -32,10 +34,10 @@ describe('LangGraph API through the SDK: assistants, threads, interrupts, bad in
   });
 
   it('threads: create with an id and if_exists, get, search by metadata and status, state and history', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const threadId = randomUUID();
-    const created = await client.threads.create({ threadId, metadata: { owner: 'ann' } });
-    expect(created).toMatchObject({ thread_id: threadId, status: 'idle', metadata: { owner: 'ann' }, values: null });
+    const created = await client.threads.create({ threadId, metadata: { owner: `ann-${sdk}` } });
+    expect(created).toMatchObject({ thread_id: threadId, status: 'idle', metadata: { owner: `ann-${sdk}` }, values: null });
     await expect(client.threads.create({ threadId })).rejects.toThrow(/409/);
     expect((await client.threads.create({ threadId, ifExists: 'do_nothing' })).thread_id).toBe(threadId);
     expect(await client.threads.getState(threadId)).toMatchObject({ values: {}, next: [] });
@@ -59,14 +61,14 @@ describe('LangGraph API through the SDK: assistants, threads, interrupts, bad in
     });
     expect(older[0]?.checkpoint?.checkpoint_id).toBe(history[1]?.checkpoint?.checkpoint_id);
 
-    const found = await client.threads.search({ metadata: { owner: 'ann' } });
+    const found = await client.threads.search({ metadata: { owner: `ann-${sdk}` } });
     expect(found.map((t) => t.thread_id)).toEqual([threadId]);
     expect((await client.threads.search({ ids: [threadId], status: 'busy' })).length).toBe(0);
     expect((await client.threads.search({ ids: [threadId], status: 'idle' })).length).toBe(1);
   });
 
   it('human in the loop: the run ends interrupted, the thread shows its interrupt, command resume finishes it', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const thread = await client.threads.create();
     const paused = (await client.runs.wait(thread.thread_id, 'approval', { input: { request: 'buy a boat' } })) as {
       __interrupt__?: Array<{ value: unknown }>;
@@ -90,7 +92,7 @@ describe('LangGraph API through the SDK: assistants, threads, interrupts, bad in
   });
 
   it('bad input answers 4xx before anything is written or streamed', async () => {
-    const client = s.client();
+    const client = sdkClient();
     const before = (await s.db.ledger.list({ limit: 500 })).jobs.length;
     const thread = await client.threads.create();
     const post = (path: string, body: unknown) =>
