@@ -63,6 +63,19 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] as number))).toBe(true);
   });
 
+  it('a wait longer than a second keeps its connection busy with newlines before the values', async () => {
+    const thread = await sdkClient().threads.create();
+    const r = await fetch(`${s.url}/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'echo', input: { steps: 1, sleepMs: 2_500 } }),
+    });
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    expect(text).toMatch(/^\n\n+\{/);
+    expect(JSON.parse(text)).toMatchObject({ done: 1 });
+  });
+
   it('runs.wait of a failing run: __error__ with raiseError false, an Error by default', async () => {
     const client = sdkClient();
     const thread = await client.threads.create();

@@ -25,12 +25,12 @@ export function runView(job: Job) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls the job until a client waiting on it is done (see isSettled), or `gone()` says the client left. */
-export async function settledJob(ledger: Ledger, jobId: string, tenant: string | undefined, gone: () => boolean, everyMs = 100): Promise<Job | undefined> {
+/** Polls the job until a client waiting on it is done (see isSettled), or undefined once `stop()` says so. */
+export async function settledJob(ledger: Ledger, jobId: string, tenant: string | undefined, stop: () => boolean, everyMs = 100): Promise<Job | undefined> {
   for (;;) {
     const job = await ledger.get(jobId, tenant);
     if (isSettled(job.status)) return job;
-    if (gone()) return undefined;
+    if (stop()) return undefined;
     await sleep(everyMs);
   }
 }

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { serializeChunk } from '@runledger/runtime';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
@@ -17,11 +19,29 @@ async function runOf(d: LangGraphDeps, request: FastifyRequest, threadId: string
   return job;
 }
 
-/** Waits for a run to settle and answers its final values (200), or nothing when the client left. */
-async function answerWhenSettled(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, runId: string) {
-  const job = await settledJob(d.ledger, runId, tenantScope(request), () => request.socket.destroyed || reply.raw.destroyed);
-  if (!job) return reply;
-  return reply.send(await finalValues(d, job));
+/** A newline every this often while a wait or join is pending, so idle timeouts (ours, proxies') never cut it. */
+const KEEPALIVE_MS = 1_000;
+
+/**
+ * The body of a wait or join: a newline every KEEPALIVE_MS until the run settles, then its final
+ * values as JSON (JSON allows the leading whitespace; the reference server does the same).
+ */
+async function* keptAlive(d: LangGraphDeps, runId: string, tenant: string | undefined): AsyncGenerator<string> {
+  let wrote = Date.now();
+  for (;;) {
+    const job = await settledJob(d.ledger, runId, tenant, () => Date.now() - wrote >= KEEPALIVE_MS);
+    if (job) {
+      yield serializeChunk(await finalValues(d, job));
+      return;
+    }
+    yield '\n';
+    wrote = Date.now();
+  }
+}
+
+/** Answers 200 with the run's final values once it settles; the client's disconnect ends the wait. */
+function answerWhenSettled(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, runId: string) {
+  return reply.type('application/json; charset=utf-8').send(Readable.from(keptAlive(d, runId, tenantScope(request))));
 }
 
 /** Runs: create (background), wait, list, get, join, cancel; on a thread and thread-less. */
