@@ -67,6 +67,24 @@ describe.each(SDKS)('LangGraph API through the SDK: assistants, threads, interru
     expect((await client.threads.search({ ids: [threadId], status: 'idle' })).length).toBe(1);
   });
 
+  it('threads: patch merges metadata; delete refuses a thread with an open run, then removes it and its checkpoints', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create({ metadata: { a: 1 } });
+    expect((await client.threads.update(thread.thread_id, { metadata: { b: 2 } })).metadata).toEqual({ a: 1, b: 2 });
+    const paused = await client.runs.wait(thread.thread_id, 'approval', { input: { request: 'a car' } });
+    expect(paused).toHaveProperty('__interrupt__');
+    await expect(client.threads.delete(thread.thread_id)).rejects.toThrow(/409/);
+    const [run] = await client.runs.list(thread.thread_id);
+    await client.runs.cancel(thread.thread_id, run?.run_id as string, true);
+    await expect(sdkClient(KEYS.globex).threads.delete(thread.thread_id)).rejects.toThrow(/404/);
+    await client.threads.delete(thread.thread_id);
+    await expect(client.threads.get(thread.thread_id)).rejects.toThrow(/404/);
+    const left = await s.db.ledger.pool.query('SELECT count(*)::int AS n FROM checkpoints WHERE thread_id = $1', [thread.thread_id]);
+    expect(left.rows[0].n).toBe(0);
+    // The run stays a job: the ledger keeps its receipt.
+    expect((await s.db.ledger.get(run?.run_id as string)).status).toBe('cancelled');
+  });
+
   it('human in the loop: the run ends interrupted, the thread shows its interrupt, command resume finishes it', async () => {
     const client = sdkClient();
     const thread = await client.threads.create();

@@ -60,6 +60,15 @@ export class LangGraphThreads extends LedgerCore {
     return (await this.search({ tenant, ids: [threadId], limit: 1 }))[0];
   }
 
+  /**
+   * Deletes a thread and its checkpoints (job rows stay). `deleted: false` when it is missing or
+   * another tenant's, or when `openJob` names a job of it that has not finished (nothing is deleted).
+   */
+  async delete(threadId: string, tenant: string | undefined): Promise<{ deleted: boolean; openJob: string | null }> {
+    const row = (await this.q('delete_thread', [threadId, tenant ?? null])).rows[0] as { deleted: boolean; open_job: string | null };
+    return { deleted: row.deleted, openJob: row.open_job };
+  }
+
   /** Merges metadata into a thread; false when it is missing or another tenant's. */
   async mergeMetadata(threadId: string, tenant: string | undefined, metadata: Record<string, unknown>): Promise<boolean> {
     return ((await this.q('update_thread_metadata', [threadId, tenant ?? null, json(metadata)])).rowCount ?? 0) === 1;

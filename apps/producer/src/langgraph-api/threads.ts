@@ -41,7 +41,7 @@ async function threadOf(d: LangGraphDeps, request: FastifyRequest): Promise<Lang
   return found;
 }
 
-/** Threads: create, read, patch metadata, search, state, history. A tenant sees only its own threads. */
+/** Threads: create, read, patch metadata, delete, search, state, history. A tenant sees only its own threads. */
 export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
   app.post('/threads', { schema: { ...doc, summary: 'Create a thread', body: ThreadCreate } }, async (request) => {
     const body = request.body as z.infer<typeof ThreadCreate>;
@@ -67,6 +67,18 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
       const thread = await threadOf(d, request);
       await d.threads.mergeMetadata(thread.threadId, tenantScope(request), (request.body as z.infer<typeof ThreadPatch>).metadata);
       return threadView(d, await threadOf(d, request));
+    },
+  );
+
+  app.delete(
+    '/threads/:thread_id',
+    { schema: { ...doc, summary: 'Delete a thread and its checkpoints (its runs stay as jobs)', params: ThreadParams } },
+    async (request, reply) => {
+      const thread = await threadOf(d, request);
+      const { deleted, openJob } = await d.threads.delete(thread.threadId, tenantScope(request));
+      if (openJob) throw new ApiError(409, 'thread_busy', `Thread ${thread.threadId} has a run that has not finished (${openJob}); cancel it first.`);
+      if (!deleted) throw new ApiError(404, 'not_found', `Thread ${thread.threadId} does not exist.`);
+      return reply.code(204).send();
     },
   );
 
