@@ -29,6 +29,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   'queue-backends': () => import('./queue-backends'),
   'round-trips': () => import('./round-trips'),
   'stream-log': () => import('./stream-log'),
+  'stream-e2e': () => import('./stream-e2e'),
 };
 
 const load = () =>
