@@ -198,6 +198,19 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     await expect(sdkClient(KEYS.globex).threads.get(thread.thread_id)).rejects.toThrow(/404/);
     await expect(sdkClient('wrong-key-0123456789abcdefgh').threads.get(thread.thread_id)).rejects.toThrow(/401/);
     expect((await sdkClient(KEYS.globex).threads.search({ ids: [thread.thread_id] })).length).toBe(0);
+    // Nor its runs, their results or their streams; nor may it run on the thread.
+    const run = await acme.runs.create(thread.thread_id, 'echo', { input: {}, streamMode: 'values' });
+    await acme.runs.join(thread.thread_id, run.run_id);
+    const globex = sdkClient(KEYS.globex);
+    await expect(globex.runs.get(thread.thread_id, run.run_id)).rejects.toThrow(/404/);
+    await expect(globex.runs.join(thread.thread_id, run.run_id)).rejects.toThrow(/404/);
+    await expect(globex.runs.list(thread.thread_id)).rejects.toThrow(/404/);
+    await expect(globex.runs.wait(thread.thread_id, 'echo', { input: {} })).rejects.toThrow(/404/);
+    await expect(
+      (async () => {
+        for await (const _ of globex.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: '-1' })) void _;
+      })(),
+    ).rejects.toThrow(/404/);
   });
 
   it('a finished run whose log retention removed: joinStream answers metadata, its final values, end', async () => {

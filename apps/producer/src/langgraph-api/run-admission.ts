@@ -17,20 +17,20 @@ export interface CreatedRun {
 
 const unsupported = (what: string) => new ApiError(422, 'unsupported', `${what} is not supported by Runledger yet.`);
 
-/** The thread a run goes to: the named one (404 unless `if_not_exists: create`), or a new one. */
-async function targetThread(d: LangGraphDeps, request: FastifyRequest, threadId: string | undefined, body: RunCreate): Promise<LangGraphThread> {
-  const tenant = admissionTenant(request);
-  if (threadId === undefined) {
-    const created = await d.threads.create(randomUUID(), tenant, {});
-    if (!created) throw new ApiError(503, 'retry', 'A new thread id collided; retry the request.');
-    return created;
-  }
+/** The caller's thread of that id, or 404 unless the request may create it (`if_not_exists: create`). Writes nothing. */
+async function findThread(d: LangGraphDeps, request: FastifyRequest, threadId: string, body: RunCreate): Promise<LangGraphThread | undefined> {
   const found = await d.threads.get(threadId, tenantScope(request));
-  if (found) return found;
-  if (body.if_not_exists !== 'create') throw new ApiError(404, 'not_found', `Thread ${threadId} does not exist (send if_not_exists: "create" to create it).`);
-  const created = await d.threads.create(threadId, tenant, {});
-  if (!created) throw new ApiError(409, 'thread_taken', `thread_id "${threadId}" is in use by another tenant; choose another thread id.`);
-  return created;
+  if (!found && body.if_not_exists !== 'create')
+    throw new ApiError(404, 'not_found', `Thread ${threadId} does not exist (send if_not_exists: "create" to create it).`);
+  return found;
+}
+
+/** Creates the thread a run goes to: a new one (thread-less run) or the named one. */
+async function createThread(d: LangGraphDeps, request: FastifyRequest, threadId: string | undefined): Promise<LangGraphThread> {
+  const created = await d.threads.create(threadId ?? randomUUID(), admissionTenant(request), {});
+  if (created) return created;
+  if (threadId === undefined) throw new ApiError(503, 'retry', 'A new thread id collided; retry the request.');
+  throw new ApiError(409, 'thread_taken', `thread_id "${threadId}" is in use by another tenant; choose another thread id.`);
 }
 
 /** The stream request to store on the job: asked for by a streaming call (default `values`) or by `stream_mode`. */
@@ -64,8 +64,10 @@ export async function createRun(
     if (problem) throw new ApiError(422, 'invalid_input', problem);
   }
   checkMetadataSize(request, body.metadata);
+  // Another tenant's thread answers 404 like a missing one, before anything else is said about it.
+  const existing = threadId === undefined ? undefined : await findThread(d, request, threadId, body);
   if (threadId !== undefined) await assertThreadAvailable(d.ledger, request, threadId);
-  const thread = await targetThread(d, request, threadId, body);
+  const thread = existing ?? (await createThread(d, request, threadId));
 
   if (resuming) {
     const latest = thread.latestJob;
