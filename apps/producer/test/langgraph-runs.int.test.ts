@@ -192,6 +192,24 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([slow.run_id, second.run_id, first.run_id]);
   });
 
+  it('multitask interrupt: the running run is cancelled (interrupted), the new one runs; a parked run too', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    const slow = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1, sleepMs: 30_000 } });
+    await waitFor('the slow run to start', async () => (await client.runs.get(thread.thread_id, slow.run_id)).status === 'running');
+    const next = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1 }, multitaskStrategy: 'interrupt' });
+    expect(await client.runs.join(thread.thread_id, next.run_id)).toMatchObject({ done: 1 });
+    expect((await client.runs.get(thread.thread_id, slow.run_id)).status).toBe('interrupted');
+
+    const hitl = await client.threads.create();
+    await client.runs.wait(hitl.thread_id, 'approval', { input: { request: 'x' } });
+    await expect(client.runs.create(hitl.thread_id, 'approval', { input: { request: 'y' } })).rejects.toThrow(/409/);
+    const fresh = await client.runs.wait(hitl.thread_id, 'approval', { input: { request: 'y' }, multitaskStrategy: 'interrupt' });
+    expect(fresh).toHaveProperty('__interrupt__');
+    expect((await client.runs.list(hitl.thread_id)).map((r) => r.status)).toEqual(['interrupted', 'interrupted']);
+    expect((await client.threads.get(hitl.thread_id)).status).toBe('interrupted');
+  });
+
   it('x-api-key: another tenant sees neither the thread nor its runs; no key is refused', async () => {
     const acme = sdkClient();
     const thread = await acme.threads.create();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Job, LangGraphThread } from '@runledger/ledger';
+import { InvalidTransitionError, isTerminal, type Job, type LangGraphThread } from '@runledger/ledger';
 import { STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
 import type { FastifyRequest } from 'fastify';
 import { deliverWithin } from '../delivery';
@@ -33,6 +33,18 @@ async function createThread(d: LangGraphDeps, request: FastifyRequest, threadId:
   throw new ApiError(409, 'thread_taken', `thread_id "${threadId}" is in use by another tenant; choose another thread id.`);
 }
 
+/** Cancels every job of the thread that has not finished (multitask `interrupt`). */
+async function cancelOpenRuns(d: LangGraphDeps, request: FastifyRequest, threadId: string): Promise<void> {
+  const { jobs } = await d.ledger.list({ threadId, tenant: tenantScope(request), limit: 500 });
+  for (const job of jobs) {
+    if (isTerminal(job.status)) continue;
+    await d.ledger.cancel(job.jobId, tenantScope(request), 'interrupted by a new run (multitask_strategy interrupt)').catch((err: unknown) => {
+      // Finished in the meantime: nothing left to interrupt.
+      if (!(err instanceof InvalidTransitionError)) throw err;
+    });
+  }
+}
+
 /** The stream request to store on the job: asked for by a streaming call (default `values`) or by `stream_mode`. */
 function streamRequest(body: RunCreate, streaming: boolean): { modes: StreamMode[]; subgraphs: boolean } | undefined {
   const asked = body.stream_mode === undefined ? [] : [body.stream_mode].flat();
@@ -54,7 +66,7 @@ export async function createRun(
 ): Promise<CreatedRun> {
   const raw = body as Record<string, unknown>;
   for (const field of UNSUPPORTED_RUN_FIELDS) if (raw[field] !== undefined && raw[field] !== null) throw unsupported(`body.${field}`);
-  if (body.multitask_strategy === 'interrupt' || body.multitask_strategy === 'rollback') throw unsupported(`multitask_strategy "${body.multitask_strategy}"`);
+  if (body.multitask_strategy === 'rollback') throw unsupported('multitask_strategy "rollback"');
   const command = body.command ?? undefined;
   if (command && (command.update !== undefined || command.goto !== undefined)) throw unsupported('command.update and command.goto');
   const graph = d.assistants.resolve(body.assistant_id);
@@ -79,6 +91,9 @@ export async function createRun(
     return { job, streamAfter };
   }
 
+  // interrupt: the thread's unfinished runs (a parked one included) are cancelled, keeping what
+  // they checkpointed; the new run then goes first. Their stale writes are refused by the fence.
+  if (body.multitask_strategy === 'interrupt') await cancelOpenRuns(d, request, thread.threadId);
   const stream = streamRequest(body, streaming);
   const metadata = { ...body.metadata, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}) };
   const { job } = await d.admitter.admit(
@@ -88,7 +103,7 @@ export async function createRun(
       threadId: thread.threadId,
       metadata,
       // The reference server's default is reject: a busy thread answers 409.
-      multitask: body.multitask_strategy === 'enqueue' ? 'enqueue' : 'reject',
+      multitask: body.multitask_strategy === 'enqueue' || body.multitask_strategy === 'interrupt' ? 'enqueue' : 'reject',
       tenant: admissionTenant(request),
     },
     request.log,
