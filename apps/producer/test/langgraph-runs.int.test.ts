@@ -63,19 +63,6 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] as number))).toBe(true);
   });
 
-  it('a wait longer than a second keeps its connection busy with newlines before the values', async () => {
-    const thread = await sdkClient().threads.create();
-    const r = await fetch(`${s.url}/threads/${thread.thread_id}/runs/wait`, {
-      method: 'POST',
-      headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' },
-      body: JSON.stringify({ assistant_id: 'echo', input: { steps: 1, sleepMs: 2_500 } }),
-    });
-    expect(r.status).toBe(200);
-    const text = await r.text();
-    expect(text).toMatch(/^\n\n+\{/);
-    expect(JSON.parse(text)).toMatchObject({ done: 1 });
-  });
-
   it('runs.wait of a failing run: __error__ with raiseError false, an Error by default', async () => {
     const client = sdkClient();
     const thread = await client.threads.create();
@@ -147,24 +134,6 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     expect(run.status).toBe('interrupted');
   });
 
-  it('SSE on the wire: headers at once, `: ping` lines while the run works, each a line of its own', async () => {
-    const thread = await sdkClient().threads.create();
-    const started = Date.now();
-    const r = await fetch(`${s.url}/threads/${thread.thread_id}/runs/stream`, {
-      method: 'POST',
-      headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' },
-      body: JSON.stringify({ assistant_id: 'echo', input: { steps: 1, sleepMs: 4_500 } }),
-    });
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(r.headers.get('content-type')).toBe('text/event-stream');
-    expect(r.headers.get('location')).toMatch(new RegExp(`^/threads/${thread.thread_id}/runs/[0-9a-f-]{36}/stream$`));
-    expect(r.headers.get('content-location')).toBe(r.headers.get('location')?.replace(/\/stream$/, ''));
-    const text = await r.text();
-    expect(text).toMatch(/\n: ping\n(?!\n)/);
-    expect(text).not.toContain(': ping\n\n');
-    expect(text.trimEnd().endsWith('event: end\ndata: null')).toBe(true);
-  });
-
   it('legacy messages mode: messages/metadata, messages/partial (the message so far), messages/complete', async () => {
     const client = sdkClient();
     const parts = [];
@@ -195,7 +164,8 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
   it('multitask interrupt: the running run is cancelled (interrupted), the new one runs; a parked run too', async () => {
     const client = sdkClient();
     const thread = await client.threads.create();
-    const slow = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1, sleepMs: 30_000 } });
+    // Long enough to be cancelled mid-run (it would end 'success' otherwise), short enough not to hold the test.
+    const slow = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1, sleepMs: 6_000 } });
     await waitFor('the slow run to start', async () => (await client.runs.get(thread.thread_id, slow.run_id)).status === 'running');
     const next = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1 }, multitaskStrategy: 'interrupt' });
     expect(await client.runs.join(thread.thread_id, next.run_id)).toMatchObject({ done: 1 });
@@ -241,5 +211,39 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: '-1' })) parts.push(part);
     expect(parts.map((p) => p.event)).toEqual(['metadata', 'values', 'end']);
     expect((parts[1]?.data as { messages: Array<{ content: string }> } | undefined)?.messages.map((m) => m.content)).toEqual(['gone', 'You said: gone']);
+  });
+});
+
+// Raw HTTP, the same for every SDK version: run once.
+describe('LangGraph API on the wire', () => {
+  it('a wait longer than a second keeps its connection busy with newlines before the values', async () => {
+    const thread = await s.client().threads.create();
+    const r = await fetch(`${s.url}/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'echo', input: { steps: 1, sleepMs: 2_500 } }),
+    });
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    expect(text).toMatch(/^\n\n+\{/);
+    expect(JSON.parse(text)).toMatchObject({ done: 1 });
+  });
+
+  it('SSE on the wire: headers at once, `: ping` lines while the run works, each a line of its own', async () => {
+    const thread = await s.client().threads.create();
+    const started = Date.now();
+    const r = await fetch(`${s.url}/threads/${thread.thread_id}/runs/stream`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'echo', input: { steps: 1, sleepMs: 4_500 } }),
+    });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(r.headers.get('content-type')).toBe('text/event-stream');
+    expect(r.headers.get('location')).toMatch(new RegExp(`^/threads/${thread.thread_id}/runs/[0-9a-f-]{36}/stream$`));
+    expect(r.headers.get('content-location')).toBe(r.headers.get('location')?.replace(/\/stream$/, ''));
+    const text = await r.text();
+    expect(text).toMatch(/\n: ping\n(?!\n)/);
+    expect(text).not.toContain(': ping\n\n');
+    expect(text.trimEnd().endsWith('event: end\ndata: null')).toBe(true);
   });
 });
