@@ -30,6 +30,8 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   storage: () => import('./storage'),
   'queue-backends': () => import('./queue-backends'),
   'round-trips': () => import('./round-trips'),
+  'stream-log': () => import('./stream-log'),
+  'stream-e2e': () => import('./stream-e2e'),
 };
 
 const load = () =>

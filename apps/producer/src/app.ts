@@ -6,6 +6,7 @@ import { createAdmitter } from './admitter';
 import { bullBoard } from './bull-board';
 import { dashboardRoutes } from './dashboard/routes';
 import { installErrorHandlers } from './http-errors';
+import { langGraphApi } from './langgraph-api';
 import { installMetrics, ProducerMetrics } from './metrics';
 import type { AppOptions, RouteDeps } from './options';
 import { actionRoutes } from './routes/actions';
@@ -112,6 +113,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(actionRoutes, deps);
   void app.register(threadRoutes, deps);
   void app.register(healthRoutes, deps);
+  void app.register(langGraphApi, deps);
   void app.register(dashboardRoutes, deps);
   installMetrics(app, new ProducerMetrics(options.ledger, options.queue));
   void app.register(bullBoard, { queue: options.queue, ledgerJobUrl: options.ledgerJobUrl ?? ((id) => `/v1/jobs/${encodeURIComponent(id)}`) });

@@ -6,6 +6,7 @@ import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
 import { backoffMs, classify, RunAbort } from './outcome';
 import { type Decision, decide, pendingInterrupts } from './recovery';
+import { runGraph } from './stream-run';
 
 export interface ExecuteDeps {
   ledger: Ledger;
@@ -152,7 +153,7 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   try {
     const applied = await applyDecision(deps, job, decision, graph.getState.bind(graph), claimed.started);
     if ('done' in applied) return applied.done;
-    const output = await graph.invoke(applied.input, config);
+    const output = await runGraph(ledger, job, graph, applied.input, config);
     crashHere(deps, 'after_invoke');
     return await settle(deps, job, graph, decision, outputKeys === undefined ? undefined : output);
   } catch (err) {

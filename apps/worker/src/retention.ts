@@ -1,4 +1,4 @@
-import { type Ledger, pruneFinishedThreads, type RetentionReport } from '@runledger/ledger';
+import { type Ledger, pruneFinishedThreads, type RetentionReport, RunStreamLog } from '@runledger/ledger';
 
 export interface RetentionTaskOptions {
   /** RETENTION_DAYS: prune threads whose every job is terminal and older than this. */
@@ -10,7 +10,8 @@ export interface RetentionTaskOptions {
 }
 
 /**
- * The worker's periodic retention pass (pruneFinishedThreads): the first pass shortly after
+ * The worker's periodic retention pass (pruneFinishedThreads, then the stream logs of runs that
+ * ended before the same cutoff): the first pass shortly after
  * start, then every interval. Every worker may run it; the ledger lets one prune at a time.
  */
 export class RetentionTask {
@@ -34,7 +35,14 @@ export class RetentionTask {
 
   /** One pass now (overlapping calls share it); undefined when it failed (reported to onError). */
   runOnce(): Promise<RetentionReport | undefined> {
-    this.running ??= pruneFinishedThreads(this.ledger.pool, { olderThanDays: this.options.olderThanDays })
+    const { olderThanDays } = this.options;
+    // The stream logs of runs that ended before the same cutoff go too (the LangGraph API's replay buffer).
+    const streamLog = new RunStreamLog(this.ledger.pool);
+    this.running ??= pruneFinishedThreads(this.ledger.pool, { olderThanDays })
+      .then(async (report) => {
+        await streamLog.expire(olderThanDays * 86_400_000);
+        return report;
+      })
       .then(
         (report) => {
           this.options.onReport?.(report);

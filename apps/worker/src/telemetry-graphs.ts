@@ -80,33 +80,59 @@ function instrumentGraph(def: GraphDefinition, options: GraphInstrumentation): G
     build(checkpointer) {
       const graph = def.build(checkpointer);
       const saver = checkpointer instanceof FencedPostgresSaver ? checkpointer : undefined;
+      // Before a run: its thread, attempt and token on log lines and the attempt span; the config with node spans.
+      const begin = (config: Record<string, unknown>) => {
+        const ctx = (config.configurable as { runledger?: RunContext } | undefined)?.runledger;
+        if (ctx) {
+          addRunFields({ threadId: ctx.threadId, attempt: ctx.attempt, token: ctx.fencingToken });
+          trace
+            .getActiveSpan()
+            ?.setAttributes({ 'runledger.thread_id': ctx.threadId, 'runledger.attempt': ctx.attempt, 'runledger.fencing_token': ctx.fencingToken });
+        }
+        const callbacks = Array.isArray(config.callbacks) ? config.callbacks : [];
+        const traced = options.tracer ? { ...config, callbacks: [...callbacks, new NodeSpans(options.tracer, def.name, context.active())] } : config;
+        return { traced, before: saver?.rejectedWrites ?? 0 };
+      };
+      const failed = (err: unknown, config: Record<string, unknown>, before: number) => {
+        const signal = config.signal as AbortSignal | undefined;
+        // A refused ledger write inside a node (not the heartbeat's abort, not the saver's own refusal).
+        const fromSaver = (saver?.rejectedWrites ?? 0) > before;
+        if (!fromSaver && isLeaseLost(err) && !(signal?.aborted && isLeaseLost(signal.reason))) options.onRejectedWrites?.('ledger', 1);
+      };
+      const ended = (before: number) => {
+        const refused = (saver?.rejectedWrites ?? 0) - before;
+        if (refused > 0) options.onRejectedWrites?.('checkpoint', refused);
+      };
       const instrumented: RunnableGraph = {
         getState: (config) => graph.getState(config),
         async invoke(input, config) {
-          const ctx = (config.configurable as { runledger?: RunContext } | undefined)?.runledger;
-          if (ctx) {
-            addRunFields({ threadId: ctx.threadId, attempt: ctx.attempt, token: ctx.fencingToken });
-            trace
-              .getActiveSpan()
-              ?.setAttributes({ 'runledger.thread_id': ctx.threadId, 'runledger.attempt': ctx.attempt, 'runledger.fencing_token': ctx.fencingToken });
-          }
-          const callbacks = Array.isArray(config.callbacks) ? config.callbacks : [];
-          const traced = options.tracer ? { ...config, callbacks: [...callbacks, new NodeSpans(options.tracer, def.name, context.active())] } : config;
-          const before = saver?.rejectedWrites ?? 0;
+          const { traced, before } = begin(config);
           try {
             return await graph.invoke(input, traced);
           } catch (err) {
-            const signal = config.signal as AbortSignal | undefined;
-            // A refused ledger write inside a node (not the heartbeat's abort, not the saver's own refusal).
-            const fromSaver = (saver?.rejectedWrites ?? 0) > before;
-            if (!fromSaver && isLeaseLost(err) && !(signal?.aborted && isLeaseLost(signal.reason))) options.onRejectedWrites?.('ledger', 1);
+            failed(err, config, before);
             throw err;
           } finally {
-            const refused = (saver?.rejectedWrites ?? 0) - before;
-            if (refused > 0) options.onRejectedWrites?.('checkpoint', refused);
+            ended(before);
           }
         },
       };
+      const stream = graph.stream?.bind(graph);
+      if (stream) {
+        instrumented.stream = async (input, config) => {
+          const { traced, before } = begin(config);
+          return (async function* () {
+            try {
+              yield* await stream(input, traced);
+            } catch (err) {
+              failed(err, config, before);
+              throw err;
+            } finally {
+              ended(before);
+            }
+          })();
+        };
+      }
       return instrumented;
     },
   };

@@ -30,12 +30,14 @@ export {
 export { BOOKING_KINDS, type BookingKind, type BookRequest, type ExampleBooking, ExampleBookings } from './example-bookings';
 export { type Fence, FencedPostgresSaver, type FencedSaverOptions, OneStatementPostgresSaver } from './fenced-saver';
 export { canonicalJson, requestHash } from './fingerprint';
+export { type LangGraphThread, LangGraphThreads, type ThreadSearch } from './langgraph-threads';
 export { Ledger, type LedgerOptions } from './ledger';
 export type { Delivered } from './ledger-admission';
 export { listMigrations, type MigrateOptions, migrate, schemaVersion } from './migrate';
 export { type RateTake, takeRateToken } from './rate-buckets';
 export { connectionStringPassword, createRedactor, REDACTED, type Redactor, redactConnectionStrings, SENSITIVE_FIELDS } from './redaction';
 export { pruneFinishedThreads, type RetentionOptions, type RetentionReport } from './retention';
+export { RunStreamLog, type StreamEvent } from './run-stream-log';
 export { ALL_STATUSES, canTransition, isTerminal, JobStatus, LEASED_STATUSES, TERMINAL_STATUSES, TRANSITIONS } from './states';
 export { storageStats, type TableStorage } from './storage-stats';
 export { checkThreadKey, DEFAULT_TENANT, langGraphThreadId, RESERVED_THREAD_PREFIX } from './threads';

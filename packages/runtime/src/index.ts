@@ -6,3 +6,13 @@ export { ScriptedVacationModel } from './graphs/vacation-model';
 export type { BookingConfirmation, BookingOptions } from './graphs/vacation-tools';
 export { applyProjectEnv, findLangGraphConfig, type GraphEntry, type LangGraphProject, readLangGraphConfig } from './langgraph-config';
 export { builtInGraphs, type GraphDefinition, type GraphRegistry, type LoadGraphsOptions, loadGraphs, type RunnableGraph } from './registry';
+export {
+  graphStreamModes,
+  STREAM_MODES,
+  STREAM_REQUEST_KEY,
+  StreamEventMapper,
+  type StreamMode,
+  type StreamRequest,
+  serializeChunk,
+  streamRequestOf,
+} from './stream-modes';

@@ -4,13 +4,15 @@ import type { StateSnapshot } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { definitionFromExport, type Notice } from './graph-export';
 import { approvalGraph } from './graphs/approval';
+import { chatGraph } from './graphs/chat';
 import { echoGraph } from './graphs/echo';
 import { vacationGraph } from './graphs/vacation';
 import { applyProjectEnv, type GraphEntry, oneLine, readLangGraphConfig } from './langgraph-config';
 
-/** The two calls Runledger makes on a compiled graph. */
+/** The calls Runledger makes on a compiled graph (`stream` for runs a LangGraph API client streams). */
 export interface RunnableGraph {
   invoke(input: unknown, config: Record<string, unknown>): Promise<unknown>;
+  stream?(input: unknown, config: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
   getState(config: { configurable: Record<string, unknown> }): Promise<StateSnapshot>;
 }
 
@@ -26,7 +28,7 @@ export interface GraphDefinition {
 
 export type GraphRegistry = ReadonlyMap<string, GraphDefinition>;
 
-export const builtInGraphs: readonly GraphDefinition[] = [echoGraph, vacationGraph, approvalGraph];
+export const builtInGraphs: readonly GraphDefinition[] = [echoGraph, vacationGraph, approvalGraph, chatGraph];
 
 export interface LoadGraphsOptions {
   /** RUNLEDGER_GRAPHS: a module exporting `graphs` (or a default), an array of GraphDefinition. */

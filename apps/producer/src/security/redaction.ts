@@ -10,12 +10,14 @@ export const REDACT_PATHS = [
   'req.headers["proxy-authorization"]',
   'req.headers["x-api-key"]',
   'req.headers.cookie',
+  'req.headers["x-api-key"]',
   'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers["proxy-authorization"]',
   'headers["x-api-key"]',
   'headers.cookie',
+  'headers["x-api-key"]',
   'req.body',
   'body',
   'input',
@@ -44,6 +46,8 @@ export const LOGGED_HEADERS = [
   'x-forwarded-proto',
   'x-request-id',
   'traceparent',
+  // Where a reconnecting stream client resumes (an event id, no secret).
+  'last-event-id',
 ] as const;
 
 /** The query parameters whose values a log line shows (the list filters); every other value is redacted. */

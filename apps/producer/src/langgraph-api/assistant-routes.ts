@@ -1,0 +1,51 @@
+import { MemorySaver } from '@langchain/langgraph';
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import { ApiError } from '../http-errors';
+import { assistantView } from './assistants';
+import type { LangGraphDeps } from './context';
+import { AssistantParams, AssistantSearch } from './schemas';
+
+// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
+const doc = { tags: ['langgraph'], hide: true };
+
+/** Assistants: one default assistant per registered graph, found by assistant id or graph id. */
+export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
+  const byParam = (params: unknown) => d.assistants.resolve((params as z.infer<typeof AssistantParams>).assistant_id);
+
+  app.post('/assistants/search', { schema: { ...doc, summary: 'Search assistants', body: AssistantSearch } }, async (request) => {
+    const q = (request.body ?? {}) as z.infer<typeof AssistantSearch>;
+    const wantedMetadata = Object.entries(q.metadata ?? {});
+    const all = d.assistants
+      .all()
+      .map(assistantView)
+      .filter(
+        (a) => (q.graph_id === undefined || a.graph_id === q.graph_id) && wantedMetadata.every(([k, v]) => (a.metadata as Record<string, unknown>)[k] === v),
+      );
+    const offset = q.offset ?? 0;
+    return all.slice(offset, offset + (q.limit ?? 10));
+  });
+
+  app.get('/assistants/:assistant_id', { schema: { ...doc, summary: 'Read an assistant', params: AssistantParams } }, async (request) =>
+    assistantView(byParam(request.params)),
+  );
+
+  app.get(
+    '/assistants/:assistant_id/graph',
+    { schema: { ...doc, summary: "An assistant's graph as nodes and edges", params: AssistantParams } },
+    async (request) => {
+      const graph = byParam(request.params).build(new MemorySaver()) as { getGraphAsync?: () => Promise<{ toJSON(): unknown }> };
+      if (typeof graph.getGraphAsync !== 'function') throw new ApiError(422, 'unsupported', 'This graph cannot be drawn.');
+      return (await graph.getGraphAsync()).toJSON();
+    },
+  );
+
+  app.get(
+    '/assistants/:assistant_id/schemas',
+    { schema: { ...doc, summary: "An assistant's JSON schemas (null where the graph does not declare them)", params: AssistantParams } },
+    async (request) => {
+      const g = byParam(request.params);
+      return { graph_id: g.name, input_schema: null, output_schema: null, state_schema: null, config_schema: null, context_schema: null };
+    },
+  );
+}

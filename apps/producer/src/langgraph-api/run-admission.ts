@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { InvalidTransitionError, isTerminal, type Job, type LangGraphThread } from '@runledger/ledger';
+import { STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
+import type { FastifyRequest } from 'fastify';
+import { deliverWithin } from '../delivery';
+import { ApiError } from '../http-errors';
+import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
+import type { LangGraphDeps } from './context';
+import { type RunCreate, UNSUPPORTED_RUN_FIELDS } from './schemas';
+
+/** A created (or resumed) run and where its stream starts for the client that created it. */
+export interface CreatedRun {
+  job: Job;
+  /** Stream chunks after this id belong to this request (a resumed run keeps its earlier chunks). */
+  streamAfter: number;
+}
+
+const unsupported = (what: string) => new ApiError(422, 'unsupported', `${what} is not supported by Runledger yet.`);
+
+/** The caller's thread of that id, or 404 unless the request may create it (`if_not_exists: create`). Writes nothing. */
+async function findThread(d: LangGraphDeps, request: FastifyRequest, threadId: string, body: RunCreate): Promise<LangGraphThread | undefined> {
+  const found = await d.threads.get(threadId, tenantScope(request));
+  if (!found && body.if_not_exists !== 'create')
+    throw new ApiError(404, 'not_found', `Thread ${threadId} does not exist (send if_not_exists: "create" to create it).`);
+  return found;
+}
+
+/** Creates the thread a run goes to: a new one (thread-less run) or the named one. */
+async function createThread(d: LangGraphDeps, request: FastifyRequest, threadId: string | undefined): Promise<LangGraphThread> {
+  const created = await d.threads.create(threadId ?? randomUUID(), admissionTenant(request), {});
+  // Not created: this tenant made a thread of that id meanwhile (threads are per tenant).
+  const now = created ?? (threadId === undefined ? undefined : await d.threads.get(threadId, admissionTenant(request)));
+  if (!now) throw new ApiError(503, 'retry', 'A new thread id collided; retry the request.');
+  return now;
+}
+
+/** Cancels every job of the thread that has not finished (multitask `interrupt`). */
+async function cancelOpenRuns(d: LangGraphDeps, request: FastifyRequest, threadId: string): Promise<void> {
+  const { jobs } = await d.ledger.list({ threadId, tenant: tenantScope(request), limit: 500 });
+  for (const job of jobs) {
+    if (isTerminal(job.status)) continue;
+    await d.ledger.cancel(job.jobId, tenantScope(request), 'interrupted by a new run (multitask_strategy interrupt)').catch((err: unknown) => {
+      // Finished in the meantime: nothing left to interrupt.
+      if (!(err instanceof InvalidTransitionError)) throw err;
+    });
+  }
+}
+
+/** The stream request to store on the job: asked for by a streaming call (default `values`) or by `stream_mode`. */
+function streamRequest(body: RunCreate, streaming: boolean): { modes: StreamMode[]; subgraphs: boolean } | undefined {
+  const asked = body.stream_mode === undefined ? [] : [body.stream_mode].flat();
+  if (!streaming && asked.length === 0) return undefined;
+  return { modes: asked.length ? asked : ['values'], subgraphs: body.stream_subgraphs === true };
+}
+
+/**
+ * Checks a run request and admits it as a job through the producer's admitter (ledger commit,
+ * then queue), or continues the thread's interrupted job for `command: { resume }` (the ledger's
+ * resume, then a delivery). Everything is checked before anything is written.
+ */
+export async function createRun(
+  d: LangGraphDeps,
+  request: FastifyRequest,
+  threadId: string | undefined,
+  body: RunCreate,
+  streaming: boolean,
+): Promise<CreatedRun> {
+  const raw = body as Record<string, unknown>;
+  for (const field of UNSUPPORTED_RUN_FIELDS) if (raw[field] !== undefined && raw[field] !== null) throw unsupported(`body.${field}`);
+  if (body.multitask_strategy === 'rollback') throw unsupported('multitask_strategy "rollback"');
+  const command = body.command ?? undefined;
+  if (command && (command.update !== undefined || command.goto !== undefined)) throw unsupported('command.update and command.goto');
+  const graph = d.assistants.resolve(body.assistant_id);
+  const resuming = command !== undefined && 'resume' in command;
+  if (!resuming) {
+    const problem = graph.validateInput?.(body.input ?? null);
+    if (problem) throw new ApiError(422, 'invalid_input', problem);
+  }
+  checkMetadataSize(request, body.metadata);
+  // Another tenant's thread answers 404 like a missing one, before anything else is said about it.
+  const existing = threadId === undefined ? undefined : await findThread(d, request, threadId, body);
+  const thread = existing ?? (await createThread(d, request, threadId));
+
+  if (resuming) {
+    const latest = thread.latestJob;
+    if (latest?.status !== 'interrupted')
+      throw new ApiError(409, 'invalid_state', `Thread ${thread.threadId} is not interrupted; command.resume continues an interrupted thread.`);
+    const streamAfter = await d.streams.lastId(latest.jobId);
+    const job = await d.ledger.resume(latest.jobId, command.resume, tenantScope(request));
+    await deliverWithin(d.queue, d.ledger, job, d.enqueueTimeoutMs, request.log);
+    return { job, streamAfter };
+  }
+
+  // interrupt: the thread's unfinished runs (a parked one included) are cancelled, keeping what
+  // they checkpointed; the new run then goes first. Their stale writes are refused by the fence.
+  if (body.multitask_strategy === 'interrupt') await cancelOpenRuns(d, request, thread.threadId);
+  const stream = streamRequest(body, streaming);
+  const metadata = { ...body.metadata, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}) };
+  const { job } = await d.admitter.admit(
+    {
+      graph: graph.name,
+      input: body.input ?? null,
+      threadId: thread.threadId,
+      metadata,
+      // The reference server's default is reject: a busy thread answers 409.
+      multitask: body.multitask_strategy === 'enqueue' || body.multitask_strategy === 'interrupt' ? 'enqueue' : 'reject',
+      tenant: admissionTenant(request),
+    },
+    request.log,
+  );
+  return { job, streamAfter: 0 };
+}

@@ -1,0 +1,148 @@
+import type { Job } from '@runledger/ledger';
+import { type StreamMode, streamRequestOf } from '@runledger/runtime';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { ApiError } from '../http-errors';
+import { tenantScope } from '../security';
+import { type LangGraphDeps, runPath } from './context';
+import { createRun } from './run-admission';
+import { finalValues } from './run-views';
+import { JoinStreamQuery, RunCreate, RunParams, ThreadParams } from './schemas';
+import { isSettled, runError } from './status';
+
+// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
+const doc = { tags: ['langgraph'], hide: true };
+/** How often a stream looks for new chunks of a running run. */
+const TAIL_EVERY_MS = 50;
+/** `: ping` comment lines on a stream, so clients and proxies see it alive. */
+export const HEARTBEAT_MS = 2_000;
+
+interface SseMessage {
+  id?: string;
+  event: string;
+  data: unknown;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The events a join asked for by stream mode; run-level events (metadata, error, end) always pass. */
+function modeFilter(modes: StreamMode[] | undefined): (event: string) => boolean {
+  if (!modes?.length) return () => true;
+  const names = new Set<string>(['metadata', 'error', 'end']);
+  for (const m of modes) {
+    if (m === 'messages-tuple') names.add('messages');
+    else if (m === 'messages') for (const e of ['messages/metadata', 'messages/partial', 'messages/complete']) names.add(e);
+    else names.add(m);
+  }
+  return (event) => names.has(event.split('|')[0] ?? event);
+}
+
+/**
+ * A run's SSE events from its stream log after `afterId`, tailing until the run settles, then
+ * `error` (a failed run, or one waiting for manual reconciliation) and `end`. A run nobody asked
+ * to stream at admission (or whose log expired) has none: it gets a `metadata` event and, at the
+ * end, its final values.
+ * The worker writes a run's last chunks before its outcome, so one read after the settled status
+ * finds them all.
+ */
+async function* runEvents(d: LangGraphDeps, job: Job, tenant: string | undefined, afterId: number, open: () => boolean): AsyncGenerator<SseMessage> {
+  // A finished run whose log retention removed is served like one that was never logged.
+  const logged = streamRequestOf(job.metadata) !== undefined && (!isSettled(job.status) || (await d.streams.lastId(job.jobId)) > 0);
+  if (!logged) yield { event: 'metadata', data: { run_id: job.jobId, attempt: job.attempt } };
+  let last = afterId;
+  let current = job;
+  for (;;) {
+    const settled = isSettled(current.status);
+    for (let page = await d.streams.read(job.jobId, last); page.length > 0; page = await d.streams.read(job.jobId, last)) {
+      for (const e of page) yield { id: String(e.id), event: e.event, data: e.data };
+      last = page.at(-1)?.id ?? last;
+    }
+    if (settled) break;
+    if (!open()) return;
+    await sleep(TAIL_EVERY_MS);
+    current = await d.ledger.get(job.jobId, tenant);
+  }
+  if (!logged && current.status === 'completed') yield { event: 'values', data: await finalValues(d, current) };
+  const error = runError(current);
+  if (error) yield { event: 'error', data: error };
+  yield { event: 'end', data: null };
+}
+
+/** The first id to replay after: `Last-Event-ID` (-1 = from the start); absent = from the start, the log being durable. */
+function lastEventIdOf(request: FastifyRequest): number {
+  const raw = request.headers['last-event-id'];
+  if (raw === undefined || raw === '' || raw === '-1') return 0;
+  if (typeof raw !== 'string' || !/^\d{1,18}$/.test(raw))
+    throw new ApiError(400, 'invalid_request', 'Last-Event-ID must be an event id from this stream, or -1 for the start.');
+  return Number(raw);
+}
+
+interface ServeOptions {
+  /** Only these stream modes' events (a join's `stream_mode`); default all. */
+  modes?: StreamMode[];
+  /** Cancel the run when the client goes away before it settles (`on_disconnect: cancel`, `cancel_on_disconnect`). */
+  cancelOnDisconnect?: boolean;
+}
+
+async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, job: Job, afterId: number, options: ServeOptions = {}): Promise<void> {
+  const path = runPath(job.threadId, job.jobId);
+  reply.header('content-location', path);
+  // Where the SDK reconnects (with Last-Event-ID) when the connection drops mid-run.
+  reply.header('location', `${path}/stream`);
+  let open = true;
+  reply.sse.onClose(() => {
+    open = false;
+  });
+  // Headers now, and a `: ping` comment line every HEARTBEAT_MS from here, also while the run
+  // waits in the queue. A comment line alone, not followed by a blank line: a blank line would
+  // end an empty event, which SDK 2.0 hands to the caller as an event named "".
+  reply.sse.sendHeaders();
+  const ping = setInterval(() => {
+    if (open) reply.raw.write(': ping\n');
+  }, HEARTBEAT_MS);
+  const wanted = modeFilter(options.modes);
+  const events = runEvents(d, job, tenantScope(request), afterId, () => open);
+  try {
+    await reply.sse.send(
+      (async function* () {
+        for await (const e of events) if (wanted(e.event)) yield e;
+      })(),
+    );
+  } finally {
+    clearInterval(ping);
+  }
+  if (!open && options.cancelOnDisconnect) {
+    const current = await d.ledger.get(job.jobId, tenantScope(request));
+    if (!isSettled(current.status)) await d.ledger.cancel(job.jobId, tenantScope(request), 'the streaming client disconnected (on_disconnect: cancel)');
+  }
+}
+
+/** SSE: create a run and stream it (on a thread or a new one), and join a run's stream. */
+export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
+  const createAndStream = async (request: FastifyRequest, reply: FastifyReply, threadId: string | undefined) => {
+    const body = request.body as RunCreate;
+    const { job, streamAfter } = await createRun(d, request, threadId, body, true);
+    await serve(d, request, reply, job, streamAfter, { cancelOnDisconnect: body.on_disconnect === 'cancel' });
+  };
+  const sse = { kind: 'manual' as const };
+  app.post(
+    '/threads/:thread_id/runs/stream',
+    { sse, schema: { ...doc, summary: 'Create a run and stream it (SSE)', params: ThreadParams, body: RunCreate } },
+    (rq, rp) => createAndStream(rq, rp, (rq.params as z.infer<typeof ThreadParams>).thread_id),
+  );
+  app.post('/runs/stream', { sse, schema: { ...doc, summary: 'Create a run on a new thread and stream it (SSE)', body: RunCreate } }, (rq, rp) =>
+    createAndStream(rq, rp, undefined),
+  );
+  app.get(
+    '/threads/:thread_id/runs/:run_id/stream',
+    { sse, schema: { ...doc, summary: "Join a run's stream (SSE), replaying after Last-Event-ID", params: RunParams, querystring: JoinStreamQuery } },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+      const afterId = lastEventIdOf(request);
+      const job = await d.ledger.get(run_id, tenantScope(request));
+      if (job.threadId !== thread_id) throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
+      const q = request.query as z.infer<typeof JoinStreamQuery>;
+      await serve(d, request, reply, job, afterId, { modes: q.stream_mode, cancelOnDisconnect: q.cancel_on_disconnect === true });
+    },
+  );
+}

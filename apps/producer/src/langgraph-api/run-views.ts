@@ -1,0 +1,54 @@
+import { load } from '@langchain/core/load';
+import type { Job, Ledger } from '@runledger/ledger';
+import { STREAM_REQUEST_KEY } from '@runledger/runtime';
+import { assistantIdOf } from './assistants';
+import type { LangGraphDeps } from './context';
+import { isSettled, runError, runStatus } from './status';
+import { interruptsOf } from './thread-state';
+
+/** The LangGraph API's Run object of a job (run id = job id). */
+export function runView(job: Job) {
+  const { [STREAM_REQUEST_KEY]: stream, ...metadata } = job.metadata ?? {};
+  return {
+    run_id: job.jobId,
+    thread_id: job.threadId,
+    assistant_id: assistantIdOf(job.graph),
+    status: runStatus(job),
+    metadata,
+    kwargs: { stream_mode: (stream as { modes?: string[] } | undefined)?.modes ?? [] },
+    multitask_strategy: null,
+    attempt: job.attempt,
+    created_at: job.acceptedAt.toISOString(),
+    updated_at: job.updatedAt.toISOString(),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls the job until a client waiting on it is done (see isSettled), or undefined once `stop()` says so. */
+export async function settledJob(ledger: Ledger, jobId: string, tenant: string | undefined, stop: () => boolean, everyMs = 100): Promise<Job | undefined> {
+  for (;;) {
+    const job = await ledger.get(jobId, tenant);
+    if (isSettled(job.status)) return job;
+    if (stop()) return undefined;
+    await sleep(everyMs);
+  }
+}
+
+/**
+ * What `wait` and `join` answer for a settled run: its final values; `{ __error__ }` for a run
+ * that failed or waits for manual reconciliation; for an interrupted or cancelled run the
+ * thread's values, with `__interrupt__` listing pending interrupts.
+ */
+export async function finalValues(d: LangGraphDeps, job: Job): Promise<unknown> {
+  const error = runError(job);
+  if (error) return { __error__: error };
+  // The ledger keeps a result as JSON (messages in LangChain's constructor form): revive them, so
+  // the reply serializer writes them as the reference server does ({ ...fields, type }).
+  if (job.status === 'completed') return load(JSON.stringify(job.result ?? {}));
+  const graph = d.graphs.get(job.graph);
+  if (!graph) return {};
+  const state = await d.states.state(graph, job);
+  const { all } = interruptsOf(state);
+  return all.length ? { ...state.values, __interrupt__: all } : (state.values ?? {});
+}

@@ -1,0 +1,108 @@
+import { Readable } from 'node:stream';
+import { serializeChunk } from '@runledger/runtime';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { ApiError } from '../http-errors';
+import { tenantScope } from '../security';
+import { type LangGraphDeps, runPath } from './context';
+import { createRun } from './run-admission';
+import { finalValues, runView, settledJob } from './run-views';
+import { CancelQuery, RunCreate, RunListQuery, RunParams, ThreadParams } from './schemas';
+
+// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
+const doc = { tags: ['langgraph'], hide: true };
+
+/** The job of a run on a thread; 404 when missing, another tenant's, or on another thread. */
+async function runOf(d: LangGraphDeps, request: FastifyRequest, threadId: string, runId: string) {
+  const job = await d.ledger.get(runId, tenantScope(request));
+  if (job.threadId !== threadId) throw new ApiError(404, 'not_found', `Run ${runId} is not on thread ${threadId}.`);
+  return job;
+}
+
+/** A newline every this often while a wait or join is pending, so idle timeouts (ours, proxies') never cut it. */
+const KEEPALIVE_MS = 1_000;
+
+/**
+ * The body of a wait or join: a newline every KEEPALIVE_MS until the run settles, then its final
+ * values as JSON (JSON allows the leading whitespace; the reference server does the same).
+ */
+async function* keptAlive(d: LangGraphDeps, runId: string, tenant: string | undefined): AsyncGenerator<string> {
+  let wrote = Date.now();
+  for (;;) {
+    const job = await settledJob(d.ledger, runId, tenant, () => Date.now() - wrote >= KEEPALIVE_MS);
+    if (job) {
+      yield serializeChunk(await finalValues(d, job));
+      return;
+    }
+    yield '\n';
+    wrote = Date.now();
+  }
+}
+
+/** Answers 200 with the run's final values once it settles; the client's disconnect ends the wait. */
+function answerWhenSettled(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, runId: string) {
+  return reply.type('application/json; charset=utf-8').send(Readable.from(keptAlive(d, runId, tenantScope(request))));
+}
+
+/** Runs: create (background), wait, list, get, join, cancel; on a thread and thread-less. */
+export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
+  const create = (threadId: string | undefined, wait: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const { job } = await createRun(d, request, threadId ?? undefined, request.body as RunCreate, false);
+    reply.header('content-location', runPath(job.threadId, job.jobId));
+    return wait ? answerWhenSettled(d, request, reply, job.jobId) : reply.send(runView(job));
+  };
+  const onThread = (wait: boolean) => (request: FastifyRequest, reply: FastifyReply) =>
+    create((request.params as z.infer<typeof ThreadParams>).thread_id, wait)(request, reply);
+
+  const body = { ...doc, body: RunCreate };
+  app.post('/threads/:thread_id/runs', { schema: { ...body, summary: 'Create a background run', params: ThreadParams } }, onThread(false));
+  app.post(
+    '/threads/:thread_id/runs/wait',
+    { schema: { ...body, summary: 'Create a run and wait for its final values', params: ThreadParams } },
+    onThread(true),
+  );
+  app.post('/runs', { schema: { ...body, summary: 'Create a background run on a new thread' } }, (rq, rp) => create(undefined, false)(rq, rp));
+  app.post('/runs/wait', { schema: { ...body, summary: 'Create a run on a new thread and wait' } }, (rq, rp) => create(undefined, true)(rq, rp));
+
+  app.get(
+    '/threads/:thread_id/runs',
+    { schema: { ...doc, summary: "A thread's runs, newest first", params: ThreadParams, querystring: RunListQuery } },
+    async (request) => {
+      const { thread_id } = request.params as z.infer<typeof ThreadParams>;
+      const q = request.query as z.infer<typeof RunListQuery>;
+      if (!(await d.threads.get(thread_id, tenantScope(request)))) throw new ApiError(404, 'not_found', `Thread ${thread_id} does not exist.`);
+      const limit = q.limit ?? 10;
+      const offset = q.offset ?? 0;
+      const page = await d.ledger.list({ threadId: thread_id, tenant: tenantScope(request), limit: Math.min(limit + offset, 500) });
+      return page.jobs.slice(offset, offset + limit).map(runView);
+    },
+  );
+
+  app.get('/threads/:thread_id/runs/:run_id', { schema: { ...doc, summary: 'Read a run', params: RunParams } }, async (request) => {
+    const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+    return runView(await runOf(d, request, thread_id, run_id));
+  });
+
+  app.get(
+    '/threads/:thread_id/runs/:run_id/join',
+    { schema: { ...doc, summary: "Wait for a run's final values", params: RunParams } },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+      await runOf(d, request, thread_id, run_id);
+      return answerWhenSettled(d, request, reply, run_id);
+    },
+  );
+
+  app.post(
+    '/threads/:thread_id/runs/:run_id/cancel',
+    { schema: { ...doc, summary: 'Cancel a run (action interrupt); wait=1 answers once it stopped', params: RunParams, querystring: CancelQuery } },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+      const q = request.query as z.infer<typeof CancelQuery>;
+      if (q.action === 'rollback') throw new ApiError(422, 'unsupported', 'Cancel with action "rollback" is not supported by Runledger yet; use "interrupt".');
+      await runOf(d, request, thread_id, run_id);
+      await d.ledger.cancel(run_id, tenantScope(request), 'cancelled through the LangGraph API');
+      return reply.code(q.wait === '1' || q.wait === 'true' ? 204 : 202).send();
+    },
+  );
+}

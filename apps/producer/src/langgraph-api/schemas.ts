@@ -1,0 +1,94 @@
+import { STREAM_MODES } from '@runledger/runtime';
+import { z } from 'zod';
+
+// Request shapes of the LangGraph Server API routes, as the official SDK sends them. Objects are
+// loose: fields the SDK sends that Runledger does not act on are accepted and ignored, except
+// those that would change what a run does (see UNSUPPORTED_RUN_FIELDS), which answer 422.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const uuid = (what: string) => z.string().regex(UUID, `${what} must be a UUID`);
+const metadata = z.record(z.string(), z.unknown());
+const limit = (max: number) => z.coerce.number().int().min(1).max(max);
+const offset = z.coerce.number().int().min(0).max(1_000_000);
+
+export const AssistantParams = z.object({ assistant_id: z.string().min(1).max(200) });
+export const ThreadParams = z.object({ thread_id: uuid('thread_id') });
+export const RunParams = z.object({ thread_id: uuid('thread_id'), run_id: uuid('run_id') });
+
+export const AssistantSearch = z.looseObject({
+  graph_id: z.string().max(200).optional(),
+  metadata: metadata.optional(),
+  limit: limit(1000).optional(),
+  offset: offset.optional(),
+});
+
+export const ThreadCreate = z.looseObject({
+  thread_id: uuid('thread_id').optional(),
+  metadata: metadata.optional(),
+  if_exists: z.enum(['raise', 'do_nothing']).optional(),
+  supersteps: z.array(z.unknown()).max(0, 'supersteps are not supported').optional(),
+});
+
+export const ThreadSearch = z.looseObject({
+  ids: z.array(uuid('ids[]')).max(1000).optional(),
+  metadata: metadata.optional(),
+  status: z.enum(['idle', 'busy', 'interrupted', 'error']).optional(),
+  values: z.undefined('searching by values is not supported').optional(),
+  limit: limit(1000).optional(),
+  offset: offset.optional(),
+});
+
+export const ThreadPatch = z.looseObject({ metadata: metadata });
+
+export const HistoryBody = z.looseObject({
+  limit: limit(1000).optional(),
+  before: z.union([z.string().min(1), z.object({ configurable: z.looseObject({ checkpoint_id: z.string().min(1) }) })]).optional(),
+});
+
+const StreamMode = z.enum(STREAM_MODES);
+
+export const RunCreate = z.looseObject({
+  assistant_id: z.string().min(1, 'assistant_id must not be empty').max(200),
+  input: z.unknown().optional(),
+  command: z.looseObject({ resume: z.unknown().optional() }).nullable().optional(),
+  stream_mode: z.union([StreamMode, z.array(StreamMode).max(STREAM_MODES.length)]).optional(),
+  stream_subgraphs: z.boolean().optional(),
+  metadata: metadata.optional(),
+  multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
+  if_not_exists: z.enum(['create', 'reject']).optional(),
+  on_disconnect: z.enum(['cancel', 'continue']).optional(),
+});
+export type RunCreate = z.infer<typeof RunCreate>;
+
+/** Fields of a run request that would change the run and that Runledger does not do yet. */
+export const UNSUPPORTED_RUN_FIELDS = ['interrupt_before', 'interrupt_after', 'checkpoint', 'checkpoint_id', 'after_seconds', 'webhook'] as const;
+
+export const CancelQuery = z.looseObject({
+  wait: z.enum(['0', '1', 'true', 'false']).optional(),
+  action: z.enum(['interrupt', 'rollback']).optional(),
+});
+
+/**
+ * A stream mode list in a query string, in either encoding clients use: repeated keys
+ * (`stream_mode=values&stream_mode=updates`) or one JSON array (`stream_mode=["values","updates"]`).
+ */
+const StreamModeQuery = z.union([z.string(), z.array(z.string())]).transform((v, ctx) => {
+  const list = [v].flat().flatMap((item) => {
+    if (!item.startsWith('[')) return [item];
+    try {
+      const parsed = JSON.parse(item) as unknown;
+      return Array.isArray(parsed) ? parsed.map(String) : [String(parsed)];
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'stream_mode is not a valid JSON array' });
+      return [];
+    }
+  });
+  for (const m of list) if (!(STREAM_MODES as readonly string[]).includes(m)) ctx.addIssue({ code: 'custom', message: `unknown stream mode "${m}"` });
+  return list as Array<(typeof STREAM_MODES)[number]>;
+});
+
+const Flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+
+export const JoinStreamQuery = z.looseObject({ stream_mode: StreamModeQuery.optional(), cancel_on_disconnect: Flag.optional() });
+
+export const RunListQuery = z.looseObject({ limit: limit(500).optional(), offset: offset.optional() });

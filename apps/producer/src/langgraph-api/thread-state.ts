@@ -1,0 +1,94 @@
+import type { StateSnapshot } from '@langchain/langgraph';
+import { type LangGraphThread, type Ledger, langGraphThreadId, OneStatementPostgresSaver } from '@runledger/ledger';
+import type { GraphDefinition, RunnableGraph } from '@runledger/runtime';
+
+type HistoryGraph = RunnableGraph & {
+  getStateHistory(
+    config: { configurable: Record<string, unknown> },
+    options?: { limit?: number; before?: { configurable: Record<string, unknown> } },
+  ): AsyncIterable<StateSnapshot>;
+};
+
+/** A LangGraph API checkpoint reference of a snapshot config, named by the API's thread id (not the tenant's LangGraph one). */
+function checkpointOf(config: StateSnapshot['config'] | undefined, threadId: string) {
+  const c = (config?.configurable ?? {}) as Record<string, unknown>;
+  if (typeof c.checkpoint_id !== 'string') return null;
+  return { thread_id: threadId, checkpoint_ns: c.checkpoint_ns ?? '', checkpoint_id: c.checkpoint_id };
+}
+
+/** The LangGraph API's ThreadState of a snapshot of thread `threadId`. */
+export function threadStateView(s: StateSnapshot, threadId: string) {
+  return {
+    values: s.values ?? {},
+    next: [...s.next],
+    tasks: s.tasks.map((t) => ({
+      id: t.id,
+      name: t.name,
+      error: t.error ?? null,
+      interrupts: [...t.interrupts],
+      checkpoint: null,
+      state: null,
+      result: t.result ?? null,
+    })),
+    checkpoint: checkpointOf(s.config, threadId),
+    parent_checkpoint: checkpointOf(s.parentConfig, threadId),
+    metadata: s.metadata ?? {},
+    created_at: s.createdAt ?? null,
+  };
+}
+
+/** A thread's empty state, before its first run. */
+export const EMPTY_STATE = { values: {}, next: [], tasks: [], checkpoint: null, parent_checkpoint: null, metadata: {}, created_at: null };
+
+/** The pending interrupts of a snapshot by task id, and as one list. */
+export function interruptsOf(s: StateSnapshot): { byTask: Record<string, unknown[]>; all: unknown[] } {
+  const byTask: Record<string, unknown[]> = {};
+  const all: unknown[] = [];
+  for (const t of s.tasks)
+    if (t.interrupts.length) {
+      byTask[t.id] = [...t.interrupts];
+      all.push(...t.interrupts);
+    }
+  return { byTask, all };
+}
+
+/**
+ * Reads threads' checkpoints through their graphs: an unfenced saver on the ledger's pool (read
+ * only) that opens values sealed with the ledger's codec; one compiled graph per name.
+ */
+export class ThreadStateReader {
+  private readonly saver: OneStatementPostgresSaver;
+  private readonly compiled = new Map<string, HistoryGraph>();
+
+  constructor(ledger: Ledger, schema: string) {
+    this.saver = new OneStatementPostgresSaver(ledger.pool, { schema, codec: ledger.payloadCodec });
+  }
+
+  private graph(def: GraphDefinition): HistoryGraph {
+    let g = this.compiled.get(def.name);
+    if (!g) {
+      g = def.build(this.saver) as HistoryGraph;
+      this.compiled.set(def.name, g);
+    }
+    return g;
+  }
+
+  /** The thread's checkpoints live under its tenant's LangGraph thread id (langGraphThreadId). */
+  state(def: GraphDefinition, thread: Pick<LangGraphThread, 'tenant' | 'threadId'>): Promise<StateSnapshot> {
+    return this.graph(def).getState({ configurable: { thread_id: langGraphThreadId(thread.tenant, thread.threadId) } });
+  }
+
+  /** Up to `limit` snapshots, newest first, optionally before a checkpoint id. */
+  async history(
+    def: GraphDefinition,
+    thread: Pick<LangGraphThread, 'tenant' | 'threadId'>,
+    limit: number,
+    beforeCheckpointId?: string,
+  ): Promise<StateSnapshot[]> {
+    const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
+    const before = beforeCheckpointId ? { configurable: { thread_id, checkpoint_id: beforeCheckpointId } } : undefined;
+    const out: StateSnapshot[] = [];
+    for await (const s of this.graph(def).getStateHistory({ configurable: { thread_id } }, { limit, before })) out.push(s);
+    return out;
+  }
+}

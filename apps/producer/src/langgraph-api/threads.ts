@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import type { LangGraphThread } from '@runledger/ledger';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { ApiError } from '../http-errors';
+import { admissionTenant, tenantScope } from '../security';
+import type { LangGraphDeps } from './context';
+import { HistoryBody, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from './schemas';
+import { jobStatusesOf, threadStatus } from './status';
+import { EMPTY_STATE, interruptsOf, threadStateView } from './thread-state';
+
+// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
+const doc = { tags: ['langgraph'], hide: true };
+
+/** The graph whose checkpoints a thread holds: its newest job's, else the graph_id it was created for. */
+function graphOf(d: LangGraphDeps, t: LangGraphThread) {
+  const id = t.latestJob?.graph ?? (typeof t.metadata.graph_id === 'string' ? t.metadata.graph_id : undefined);
+  return id ? d.assistants.find(id) : undefined;
+}
+
+/** The LangGraph API's Thread object: status from the newest job, values and interrupts from the checkpoint. */
+async function threadView(d: LangGraphDeps, t: LangGraphThread) {
+  const graph = t.latestJob ? graphOf(d, t) : undefined;
+  const state = graph ? await d.states.state(graph, t) : undefined;
+  return {
+    thread_id: t.threadId,
+    created_at: t.createdAt.toISOString(),
+    updated_at: (t.latestJob && t.latestJob.updatedAt > t.updatedAt ? t.latestJob.updatedAt : t.updatedAt).toISOString(),
+    metadata: t.metadata,
+    status: threadStatus(t.latestJob?.status ?? null),
+    values: state?.values ?? null,
+    interrupts: state ? interruptsOf(state).byTask : {},
+    config: {},
+  };
+}
+
+async function threadOf(d: LangGraphDeps, request: FastifyRequest): Promise<LangGraphThread> {
+  const { thread_id } = request.params as z.infer<typeof ThreadParams>;
+  const found = await d.threads.get(thread_id, tenantScope(request));
+  if (!found) throw new ApiError(404, 'not_found', `Thread ${thread_id} does not exist.`);
+  return found;
+}
+
+/** Threads: create, read, patch metadata, delete, search, state, history. A tenant sees only its own threads. */
+export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
+  app.post('/threads', { schema: { ...doc, summary: 'Create a thread', body: ThreadCreate } }, async (request) => {
+    const body = request.body as z.infer<typeof ThreadCreate>;
+    const metadata = Object.fromEntries(Object.entries(body.metadata ?? {}).filter(([, v]) => v !== undefined && v !== null));
+    if (typeof metadata.graph_id === 'string') d.assistants.resolve(metadata.graph_id);
+    const threadId = body.thread_id ?? randomUUID();
+    const created = await d.threads.create(threadId, admissionTenant(request), metadata);
+    if (created) return threadView(d, created);
+    // Threads are per tenant: an id another tenant uses is simply another thread.
+    const mine = await d.threads.get(threadId, admissionTenant(request));
+    if (!mine) throw new ApiError(503, 'retry', `Thread ${threadId} was deleted while it was being created; retry the request.`);
+    if (body.if_exists === 'do_nothing') return threadView(d, mine);
+    throw new ApiError(409, 'conflict', `Thread ${threadId} exists (send if_exists: "do_nothing" to get it instead).`);
+  });
+
+  app.get('/threads/:thread_id', { schema: { ...doc, summary: 'Read a thread', params: ThreadParams } }, async (request) =>
+    threadView(d, await threadOf(d, request)),
+  );
+
+  app.patch(
+    '/threads/:thread_id',
+    { schema: { ...doc, summary: "Merge metadata into a thread's", params: ThreadParams, body: ThreadPatch } },
+    async (request) => {
+      const thread = await threadOf(d, request);
+      await d.threads.mergeMetadata(thread.threadId, tenantScope(request), (request.body as z.infer<typeof ThreadPatch>).metadata);
+      return threadView(d, await threadOf(d, request));
+    },
+  );
+
+  app.delete(
+    '/threads/:thread_id',
+    { schema: { ...doc, summary: 'Delete a thread and its checkpoints (its runs stay as jobs)', params: ThreadParams } },
+    async (request, reply) => {
+      const thread = await threadOf(d, request);
+      const { deleted, openJob } = await d.threads.delete(thread.threadId, tenantScope(request));
+      if (openJob) throw new ApiError(409, 'thread_busy', `Thread ${thread.threadId} has a run that has not finished (${openJob}); cancel it first.`);
+      if (!deleted) throw new ApiError(404, 'not_found', `Thread ${thread.threadId} does not exist.`);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post('/threads/search', { schema: { ...doc, summary: 'Search threads, newest first', body: ThreadSearch } }, async (request) => {
+    const q = (request.body ?? {}) as z.infer<typeof ThreadSearch>;
+    const found = await d.threads.search({
+      tenant: tenantScope(request),
+      ids: q.ids,
+      metadata: q.metadata,
+      jobStatuses: q.status ? jobStatusesOf(q.status) : undefined,
+      limit: q.limit ?? 10,
+      offset: q.offset ?? 0,
+    });
+    return Promise.all(found.map((t) => threadView(d, t)));
+  });
+
+  app.get('/threads/:thread_id/state', { schema: { ...doc, summary: "A thread's current state", params: ThreadParams } }, async (request) => {
+    const thread = await threadOf(d, request);
+    const graph = graphOf(d, thread);
+    if (!graph || !thread.latestJob) return EMPTY_STATE;
+    return threadStateView(await d.states.state(graph, thread), thread.threadId);
+  });
+
+  app.post(
+    '/threads/:thread_id/history',
+    { schema: { ...doc, summary: "A thread's past states, newest first", params: ThreadParams, body: HistoryBody } },
+    async (request) => {
+      const thread = await threadOf(d, request);
+      const q = (request.body ?? {}) as z.infer<typeof HistoryBody>;
+      const graph = graphOf(d, thread);
+      if (!graph || !thread.latestJob) return [];
+      const before = typeof q.before === 'string' ? q.before : q.before?.configurable.checkpoint_id;
+      return (await d.states.history(graph, thread, q.limit ?? 10, before)).map((s) => threadStateView(s, thread.threadId));
+    },
+  );
+}

@@ -1,0 +1,74 @@
+// The per-run stream log: chunks appended in order under the attempt's fencing token; a stale
+// attempt's append writes nothing and throws, so its chunks never follow the new attempt's.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type TestDb, testDb } from '../../../test/support/db';
+import { LeaseLostError, RunStreamLog } from '../src/index';
+import { backdateLease } from './support/jobs';
+
+let db: TestDb;
+let log: RunStreamLog;
+beforeAll(async () => {
+  db = await testDb('stream_log');
+  log = new RunStreamLog(db.ledger.pool);
+});
+afterAll(() => db.close());
+
+it('appends in order with rising ids; reads after an id; a stale token writes nothing', async () => {
+  const { ledger } = db;
+  const { job } = await ledger.admit({ graph: 'chat', input: {} });
+  await expect(log.append(job.jobId, 0, [{ event: 'metadata', data: { attempt: 0 } }])).rejects.toThrow(LeaseLostError);
+  const first = await ledger.claim(job.jobId, 'w1');
+  if (!first.ok) throw new Error('claim refused');
+  const ids = await log.append(job.jobId, 1, [
+    { event: 'metadata', data: { attempt: 1 } },
+    { event: 'messages', data: ['a'] },
+    { event: 'messages', data: ['b'] },
+  ]);
+  expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] as number))).toBe(true);
+  expect((await log.read(job.jobId, ids[0] as number)).map((e) => e.data)).toEqual([['a'], ['b']]);
+
+  await backdateLease(ledger.pool, job.jobId);
+  const second = await ledger.claim(job.jobId, 'w2');
+  if (!second.ok) throw new Error('second claim refused');
+  await expect(log.append(job.jobId, 1, [{ event: 'messages', data: ['stale'] }])).rejects.toThrow(LeaseLostError);
+  const [restart] = await log.append(job.jobId, 2, [{ event: 'metadata', data: { attempt: 2 } }]);
+  expect(restart).toBeGreaterThan(ids.at(-1) as number);
+  const all = await log.read(job.jobId, 0);
+  expect(all.map((e) => [e.attempt, e.event])).toEqual([
+    [1, 'metadata'],
+    [1, 'messages'],
+    [1, 'messages'],
+    [2, 'metadata'],
+  ]);
+  expect(await log.lastId(job.jobId)).toBe(restart);
+  // A finished run takes no more chunks, even from its last holder.
+  await ledger.complete(job.jobId, 2, {});
+  await expect(log.append(job.jobId, 2, [{ event: 'values', data: {} }])).rejects.toThrow(LeaseLostError);
+});
+
+it('expires the logs of runs that ended before the cutoff, and only those', async () => {
+  const { ledger } = db;
+  const admitClaim = async () => {
+    const { job } = await ledger.admit({ graph: 'chat', input: {} });
+    const claim = await ledger.claim(job.jobId, 'w');
+    if (!claim.ok) throw new Error('claim refused');
+    await log.append(job.jobId, claim.job.fencingToken, [
+      { event: 'metadata', data: {} },
+      { event: 'values', data: {} },
+    ]);
+    return claim.job;
+  };
+  const old = await admitClaim();
+  await ledger.complete(old.jobId, old.fencingToken, {});
+  await ledger.pool.query("UPDATE jobs SET completed_at = now() - interval '2 hours' WHERE job_id = $1", [old.jobId]);
+  const recent = await admitClaim();
+  await ledger.complete(recent.jobId, recent.fencingToken, {});
+  const open = await admitClaim();
+  await ledger.pool.query("UPDATE jobs SET updated_at = now() - interval '2 hours' WHERE job_id = $1", [open.jobId]);
+
+  expect(await log.expire(3_600_000, 1)).toBe(2);
+  expect((await log.read(old.jobId, 0)).length).toBe(0);
+  expect((await log.read(recent.jobId, 0)).length).toBe(2);
+  expect((await log.read(open.jobId, 0)).length).toBe(2);
+  expect(await log.expire(3_600_000)).toBe(0);
+});
