@@ -1,6 +1,7 @@
 // Assistants, threads, human-in-the-loop and bad input through the official LangGraph SDK Client
 // against a real producer, PostgreSQL, queue and worker process.
 import { randomUUID } from 'node:crypto';
+import { langGraphThreadId } from '@runledger/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
 
@@ -77,12 +78,32 @@ describe.each(SDKS)('LangGraph API through the SDK: assistants, threads, interru
     const [run] = await client.runs.list(thread.thread_id);
     await client.runs.cancel(thread.thread_id, run?.run_id as string, true);
     await expect(sdkClient(KEYS.globex).threads.delete(thread.thread_id)).rejects.toThrow(/404/);
+    // The tenant's checkpoints live under its LangGraph thread id.
+    const checkpoints = async () =>
+      (await s.db.ledger.pool.query('SELECT count(*)::int AS n FROM checkpoints WHERE thread_id = $1', [langGraphThreadId('acme', thread.thread_id)])).rows[0]
+        .n;
+    expect(await checkpoints()).toBeGreaterThan(0);
     await client.threads.delete(thread.thread_id);
     await expect(client.threads.get(thread.thread_id)).rejects.toThrow(/404/);
-    const left = await s.db.ledger.pool.query('SELECT count(*)::int AS n FROM checkpoints WHERE thread_id = $1', [thread.thread_id]);
-    expect(left.rows[0].n).toBe(0);
+    expect(await checkpoints()).toBe(0);
     // The run stays a job: the ledger keeps its receipt.
     expect((await s.db.ledger.get(run?.run_id as string)).status).toBe('cancelled');
+  });
+
+  it('threads are per tenant: two tenants create one thread id, each runs on its own and reads only its own state', async () => {
+    const threadId = randomUUID();
+    const [acme, globex] = [sdkClient(KEYS.acme), sdkClient(KEYS.globex)];
+    const [a, g] = await Promise.all([acme.threads.create({ threadId }), globex.threads.create({ threadId })]);
+    expect([a.thread_id, g.thread_id]).toEqual([threadId, threadId]);
+    await Promise.all([
+      acme.runs.wait(threadId, 'chat', { input: { messages: 'acme secret' } }),
+      globex.runs.wait(threadId, 'chat', { input: { messages: 'globex secret' } }),
+    ]);
+    type Messages = { messages: Array<{ content: string }> };
+    const contents = async (c: typeof acme) => (await c.threads.getState<Messages>(threadId)).values.messages.map((m) => m.content);
+    expect(await contents(acme)).toEqual(['acme secret', 'You said: acme secret']);
+    expect(await contents(globex)).toEqual(['globex secret', 'You said: globex secret']);
+    expect((await acme.threads.getState(threadId)).checkpoint?.thread_id).toBe(threadId);
   });
 
   it('human in the loop: the run ends interrupted, the thread shows its interrupt, command resume finishes it', async () => {
