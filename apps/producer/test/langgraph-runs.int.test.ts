@@ -161,6 +161,21 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([slow.run_id, second.run_id, first.run_id]);
   });
 
+  it('cancel hands the thread on: a run waiting behind the cancelled one is delivered before the answer', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    const parked = await client.runs.wait(thread.thread_id, 'approval', { input: { request: 'x' } });
+    expect(parked).toHaveProperty('__interrupt__');
+    const [held] = await client.runs.list(thread.thread_id);
+    const next = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1 }, multitaskStrategy: 'enqueue' });
+    // Refused while the approval holds the thread, the run waits in the ledger without a delivery.
+    await waitFor('the run to wait for its thread', async () => (await s.db.ledger.events(next.run_id)).some((e) => e.type === 'waiting_for_thread'));
+    const before = (await s.db.ledger.get(next.run_id)).deliveries;
+    await client.runs.cancel(thread.thread_id, held?.run_id as string);
+    expect((await s.db.ledger.get(next.run_id)).deliveries).toBe(before + 1);
+    expect(await client.runs.join(thread.thread_id, next.run_id)).toMatchObject({ done: 1 });
+  });
+
   it('multitask interrupt: the running run is cancelled (interrupted), the new one runs; a parked run too', async () => {
     const client = sdkClient();
     const thread = await client.threads.create();

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { deliverWithin } from '../delivery';
 import { ApiError } from '../http-errors';
 import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
+import { cancelRun } from './cancel';
 import type { LangGraphDeps } from './context';
 import { type RunCreate, UNSUPPORTED_RUN_FIELDS } from './schemas';
 
@@ -39,7 +40,7 @@ async function cancelOpenRuns(d: LangGraphDeps, request: FastifyRequest, threadI
   const { jobs } = await d.ledger.list({ threadId, tenant: tenantScope(request), limit: 500 });
   for (const job of jobs) {
     if (isTerminal(job.status)) continue;
-    await d.ledger.cancel(job.jobId, tenantScope(request), 'interrupted by a new run (multitask_strategy interrupt)').catch((err: unknown) => {
+    await cancelRun(d, request, job.jobId, 'interrupted by a new run (multitask_strategy interrupt)').catch((err: unknown) => {
       // Finished in the meantime: nothing left to interrupt.
       if (!(err instanceof InvalidTransitionError)) throw err;
     });

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { tenantScope } from '../security';
+import { cancelRun } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
 import { finalValues } from './run-views';
@@ -113,7 +114,7 @@ async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyRe
   }
   if (!open && options.cancelOnDisconnect) {
     const current = await d.ledger.get(job.jobId, tenantScope(request));
-    if (!isSettled(current.status)) await d.ledger.cancel(job.jobId, tenantScope(request), 'the streaming client disconnected (on_disconnect: cancel)');
+    if (!isSettled(current.status)) await cancelRun(d, request, job.jobId, 'the streaming client disconnected (on_disconnect: cancel)');
   }
 }
 

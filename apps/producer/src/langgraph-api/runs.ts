@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { tenantScope } from '../security';
+import { cancelRun } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
 import { finalValues, runView, settledJob } from './run-views';
@@ -101,7 +102,7 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
       const q = request.query as z.infer<typeof CancelQuery>;
       if (q.action === 'rollback') throw new ApiError(422, 'unsupported', 'Cancel with action "rollback" is not supported by Runledger yet; use "interrupt".');
       await runOf(d, request, thread_id, run_id);
-      await d.ledger.cancel(run_id, tenantScope(request), 'cancelled through the LangGraph API');
+      await cancelRun(d, request, run_id, 'cancelled through the LangGraph API');
       return reply.code(q.wait === '1' || q.wait === 'true' ? 204 : 202).send();
     },
   );
