@@ -1,9 +1,23 @@
 import { type ConnectionOptions, createPostgresBackend, type Processor, Queue, Worker, type WorkerOptions, withBackend } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { DeliveryData } from './delivery';
+import { type DeliveryRetention, deliveryJobOptions } from './retention';
 
-export { type DeliveryData, deliver, deliveryId, handOffThread, isQueued, queueHas, reachedQueue, sendAdmitted, settleWithin } from './delivery';
+export {
+  type DeliveryData,
+  type DeliveryLabel,
+  deliver,
+  deliveryId,
+  deliveryName,
+  handOffThread,
+  isQueued,
+  queueHas,
+  reachedQueue,
+  sendAdmitted,
+  settleWithin,
+} from './delivery';
 export { Reconciler, type ReconcilerOptions, type SweepReport } from './reconciler';
+export { DEFAULT_RETENTION, type DeliveryRetention, deliveryJobOptions, KEPT_LOG_LINES } from './retention';
 
 /** The one BullMQ queue every Runledger job reference goes through. */
 export const QUEUE_NAME = 'runledger';
@@ -17,6 +31,8 @@ export interface QueueConfig {
   schema?: string;
   /** Redis key prefix (hash-tag it for Redis Cluster, e.g. `{runledger}`). Default `runledger`. */
   prefix?: string;
+  /** How long finished deliveries stay visible (Bull Board). Default DEFAULT_RETENTION: a day, 10,000 at most; failed ones 7 days. */
+  retention?: DeliveryRetention;
 }
 
 function pgConnection(config: QueueConfig) {
@@ -40,11 +56,15 @@ function redisConnection(config: QueueConfig, forWorker: boolean): Redis {
 export function openQueue(config: QueueConfig): Queue<DeliveryData> {
   if (config.backend === 'postgres') {
     const { Queue: PgQueue } = withBackend(createPostgresBackend);
-    return new PgQueue<DeliveryData>(QUEUE_NAME, { connection: pgConnection(config) }) as unknown as Queue<DeliveryData>;
+    return new PgQueue<DeliveryData>(QUEUE_NAME, {
+      connection: pgConnection(config),
+      defaultJobOptions: deliveryJobOptions(config.retention),
+    }) as unknown as Queue<DeliveryData>;
   }
   return new Queue<DeliveryData>(QUEUE_NAME, {
     connection: redisConnection(config, false) as unknown as ConnectionOptions,
     prefix: config.prefix ?? 'runledger',
+    defaultJobOptions: deliveryJobOptions(config.retention),
   });
 }
 
