@@ -48,6 +48,8 @@ export class DeliveryView {
   private pending: string[] = [];
   private progress: DeliveryProgress = { stage: 'claiming', steps: 0, effects: { started: 0, settled: 0 } };
   private progressChanged = false;
+  /** The attempt the claim took, once, for the delivery's data (which said the ledger's count when it was added). */
+  private claimedAttempt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   /** Writes to the queue that failed (and were dropped). */
@@ -100,6 +102,7 @@ export class DeliveryView {
     if (method === 'claim') {
       const c = result as { ok: boolean; reason?: string; job?: { attempt: number } };
       this.update(c.ok ? { stage: 'claimed', attempt: c.job?.attempt } : { stage: `refused: ${c.reason}` });
+      this.claimedAttempt = c.job?.attempt;
     } else if (method === 'recordEffectIntent') {
       this.update({ effects: { ...this.progress.effects, started: this.progress.effects.started + 1 } });
     } else if (method === 'settleEffect') {
@@ -141,7 +144,10 @@ export class DeliveryView {
     const lines = this.pending.splice(0);
     const progress = this.progressChanged ? this.progress : undefined;
     this.progressChanged = false;
+    const attempt = this.claimedAttempt;
+    this.claimedAttempt = undefined;
     try {
+      if (attempt !== undefined) await this.delivery.updateData({ ...this.delivery.data, attempt });
       if (lines.length > 0) await this.delivery.log(lines.join('\n'));
       if (progress) await this.delivery.updateProgress({ ...progress });
     } catch {

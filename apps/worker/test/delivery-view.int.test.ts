@@ -44,6 +44,7 @@ describe.each(backends)('a delivery as Bull Board shows it, on the %s backend', 
     expect((await waitForStatus(db.ledger, job.jobId, ['completed', 'failed'])).status).toBe('completed');
     const delivery = await finishedDelivery(job.jobId);
     expect(delivery.name).toBe('vacation');
+    expect(delivery.data).toMatchObject({ jobId: job.jobId, graph: 'vacation', attempt: 1, delivery: 0 });
     expect(delivery.returnvalue).toMatchObject({ outcome: 'completed', decision: 'start', summary: 'ran: the job completed' });
     const progress = delivery.progress as { stage: string; attempt: number; steps: number; effects: { started: number; settled: number } };
     expect(progress).toMatchObject({ stage: 'completed', attempt: 1, effects: { started: 3, settled: 3 } });
