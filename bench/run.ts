@@ -28,6 +28,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   storage: () => import('./storage'),
   'queue-backends': () => import('./queue-backends'),
   'round-trips': () => import('./round-trips'),
+  'redis-retention': () => import('./redis-retention'),
 };
 
 const load = () =>

@@ -68,8 +68,13 @@ export function openQueue(config: QueueConfig): Queue<DeliveryData> {
   });
 }
 
-/** Opens a BullMQ worker on the queue. The Postgres lease, not BullMQ's lock, decides who runs a job. */
-export function openWorker(config: QueueConfig, processor: Processor<DeliveryData>, options: Omit<WorkerOptions, 'connection'>): Worker<DeliveryData> {
+/**
+ * Opens a BullMQ worker on the queue. The Postgres lease, not BullMQ's lock, decides who runs a
+ * job. The retention applies to a delivery added without one (an older producer's), too.
+ */
+export function openWorker(config: QueueConfig, processor: Processor<DeliveryData>, workerOptions: Omit<WorkerOptions, 'connection'>): Worker<DeliveryData> {
+  const { removeOnComplete, removeOnFail } = deliveryJobOptions(config.retention);
+  const options = { removeOnComplete, removeOnFail, ...workerOptions };
   if (config.backend === 'postgres') {
     const { Worker: PgWorker } = withBackend(createPostgresBackend);
     return new PgWorker<DeliveryData>(QUEUE_NAME, processor, { ...options, connection: pgConnection(config) }) as unknown as Worker<DeliveryData>;

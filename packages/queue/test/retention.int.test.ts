@@ -84,7 +84,7 @@ for (const backend of [
         expect(await queue.getJobState(id)).toBe('waiting');
         expect(await queue.getJob(id)).toMatchObject({ name: 'echo (redelivery 1)', data: { delivery: 1 } });
       } finally {
-        worker.resume();
+        await worker.resume();
       }
     });
 
@@ -101,7 +101,7 @@ for (const backend of [
         expect(await isQueued(queue, next.deliveryId)).toBe(true);
         expect((await queue.getJob(next.deliveryId!))?.name).toBe('approval (redelivery 1)');
       } finally {
-        worker.resume();
+        await worker.resume();
       }
     });
   });
