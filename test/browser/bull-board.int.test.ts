@@ -2,7 +2,7 @@
 // /usr/bin/chromium, driven by playwright-core), on an in-process producer and worker: after
 // vacation and approval jobs ran, the Completed tab lists each delivery under its graph's name
 // with its outcome and a link to its ledger job, a redelivery says so, and the Active tab shows
-// a running job's progress. The Completed tab's screenshot is the one in docs/. Skipped without Chromium.
+// a running job's progress. Screenshots go to test-artifacts/ (docs/ with RUNLEDGER_UPDATE_DOCS=1). Skipped without Chromium.
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -22,6 +22,8 @@ const docs = path.resolve(import.meta.dirname, '../../docs');
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`[browser test] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium).`);
 const backends = (['redis', 'postgres'] as const).filter((b) => b === 'postgres' || inject('redisUrl'));
+/** RUNLEDGER_UPDATE_DOCS=1 also writes the README's screenshots (docs/), from the first backend. */
+const updateDocs = (backend: string) => process.env.RUNLEDGER_UPDATE_DOCS === '1' && backend === backends[0];
 
 describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %s backend', (backend) => {
   let db: TestDb;
@@ -74,7 +76,7 @@ describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %
     expect(await page.locator(`a[href$="/admin/jobs/${vacation.jobId}"]`).count()).toBeGreaterThan(0);
     expect(text).not.toContain('a new laptop');
     await page.screenshot({ path: path.join(artifacts, `bull-board-completed-${backend}.png`), fullPage: false });
-    if (backend === 'redis' || backends.length === 1) await page.screenshot({ path: path.join(docs, 'bull-board-completed.png'), fullPage: false });
+    if (updateDocs(backend)) await page.screenshot({ path: path.join(docs, 'bull-board-completed.png'), fullPage: false });
   });
 
   it('shows the progress of a running job in the Active tab', async () => {
@@ -89,7 +91,7 @@ describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %
     expect(text).toMatch(/started: ?[23]/);
     expect(text).toMatch(/settled: ?2/);
     await page.screenshot({ path: path.join(artifacts, `bull-board-active-${backend}.png`), fullPage: false });
-    if (backend === 'redis' || backends.length === 1) await page.screenshot({ path: path.join(docs, 'bull-board-active.png'), fullPage: false });
+    if (updateDocs(backend)) await page.screenshot({ path: path.join(docs, 'bull-board-active.png'), fullPage: false });
     expect((await waitForStatus(db.ledger, running.jobId, ['completed', 'failed'])).status).toBe('completed');
   });
 });
