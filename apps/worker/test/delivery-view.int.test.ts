@@ -40,7 +40,7 @@ describe.each(backends)('a delivery as Bull Board shows it, on the %s backend', 
     });
 
   it('logs the timeline as it happens, counts steps and effects, and returns the outcome', async () => {
-    const job = await submit(db.ledger, q, { graph: 'vacation', input: { traceNodes: true } });
+    const job = await submit(db.ledger, q, { graph: 'vacation', input: { traceNodes: true, note: 'PAYLOAD-stays-in-postgres' } });
     expect((await waitForStatus(db.ledger, job.jobId, ['completed', 'failed'])).status).toBe('completed');
     const delivery = await finishedDelivery(job.jobId);
     expect(delivery.name).toBe('vacation');
@@ -55,6 +55,7 @@ describe.each(backends)('a delivery as Bull Board shows it, on the %s backend', 
     for (const effect of ['flight', 'hotel', 'car']) expect(lines).toMatch(new RegExp(`effect started: \\S*${effect}`, 'i'));
     expect(lines).toMatch(/effect committed/);
     expect(lines.trim().split('\n').at(-1)).toMatch(/ completed$/);
+    expect(JSON.stringify([delivery.data, delivery.returnvalue, delivery.progress, logs])).not.toContain('PAYLOAD');
   });
 
   it('finishes a delivery refused for a busy thread as not run, naming the job that holds it', async () => {
