@@ -3,7 +3,7 @@
 // delivery says it did not run), and a queue that fails these writes never fails the run.
 import { Job as BullJob } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type DeliveryData, openQueue } from '../../../packages/queue/src/index';
+import { type DeliveryData, deliver, openQueue } from '../../../packages/queue/src/index';
 import { loadGraphs } from '../../../packages/runtime/src/index';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
 import { queueConfigFor, submit, waitForStatus } from '../../../test/support/stack';
@@ -56,6 +56,12 @@ describe.each(backends)('a delivery as Bull Board shows it, on the %s backend', 
     expect(lines).toMatch(/effect committed/);
     expect(lines.trim().split('\n').at(-1)).toMatch(/ completed$/);
     expect(JSON.stringify([delivery.data, delivery.returnvalue, delivery.progress, logs])).not.toContain('PAYLOAD');
+    // A duplicate delivery of the finished job: refused by the ledger, and it says so.
+    const again = await deliver(queue, db.ledger, await db.ledger.get(job.jobId));
+    const refused = await finishedDelivery(again);
+    expect(refused.name).toBe('vacation (redelivery 1)');
+    expect(refused.returnvalue).toMatchObject({ outcome: 'refused', reason: 'terminal' });
+    expect(refused.returnvalue.summary).toBe('not run: the ledger refused the claim (terminal); this delivery had nothing to do');
   });
 
   it('finishes a delivery refused for a busy thread as not run, naming the job that holds it', async () => {

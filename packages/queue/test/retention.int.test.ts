@@ -40,8 +40,15 @@ for (const backend of [
           : { backend: 'postgres', databaseUrl: db.url, schema: db.schema, retention };
       queue = openQueue(config);
       await queue.waitUntilReady();
-      // Finishes every delivery at once, as a worker refused by the ledger would.
-      worker = openWorker(config, async () => ({ outcome: 'refused', reason: 'terminal' }), { concurrency: 4 });
+      // Finishes every delivery at once, as a worker refused by the ledger would; fails a `broken` one.
+      worker = openWorker(
+        config,
+        async (delivery) => {
+          if (delivery.data.graph === 'broken') throw new Error('PostgreSQL unreachable');
+          return { outcome: 'refused', reason: 'terminal' };
+        },
+        { concurrency: 4 },
+      );
     });
     afterAll(async () => {
       await worker?.close();
@@ -103,6 +110,15 @@ for (const backend of [
       } finally {
         await worker.resume();
       }
+    });
+
+    it('keeps a failed delivery with its reason, which no more counts as queued than a completed one', async () => {
+      const { job } = await db.ledger.admit({ graph: 'broken', input: {} });
+      await sendAdmitted(queue, db.ledger, [job]);
+      await waitFor('the delivery to fail', async () => (await queue.getJobState(job.jobId)) === 'failed');
+      expect(await queue.getJob(job.jobId)).toMatchObject({ name: 'broken', failedReason: 'PostgreSQL unreachable' });
+      expect(await queueHas(queue, job.jobId)).toBe(false);
+      expect(await reachedQueue(queue, db.ledger, job)).toBe(false);
     });
   });
 }
