@@ -32,6 +32,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   'round-trips': () => import('./round-trips'),
   'stream-log': () => import('./stream-log'),
   'stream-e2e': () => import('./stream-e2e'),
+  'redis-retention': () => import('./redis-retention'),
 };
 
 const load = () =>

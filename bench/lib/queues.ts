@@ -4,7 +4,7 @@
 // go with the bench schema.)
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { openQueue, QUEUE_NAME, type QueueConfig } from '../../packages/queue/src/index';
+import { deliveryJobOptions, openQueue, QUEUE_NAME, type QueueConfig } from '../../packages/queue/src/index';
 
 type DeliveryQueue = ReturnType<typeof openQueue>;
 const ownConnections = new WeakMap<DeliveryQueue, Redis>();
@@ -20,7 +20,11 @@ export async function readyQueue(config: QueueConfig): Promise<DeliveryQueue> {
     return queue;
   }
   const connection = new Redis(config.redisUrl ?? '', { maxRetriesPerRequest: null });
-  const queue = new Queue(QUEUE_NAME, { connection, prefix: config.prefix ?? 'runledger' }) as unknown as DeliveryQueue;
+  const queue = new Queue(QUEUE_NAME, {
+    connection,
+    prefix: config.prefix ?? 'runledger',
+    defaultJobOptions: deliveryJobOptions(config.retention),
+  }) as unknown as DeliveryQueue;
   ownConnections.set(queue, connection);
   await queue.waitUntilReady();
   return queue;

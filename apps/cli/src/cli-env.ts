@@ -15,6 +15,10 @@ const Env = z.object({
   RUNLEDGER_GRAPHS: z.string().optional(),
   RUNLEDGER_CONFIG: z.string().optional(),
   RUNLEDGER_ENCRYPTION_KEY: z.string().optional(),
+  /** How long the deliveries the CLI adds stay visible in Bull Board, as for producer and workers. */
+  DELIVERY_KEEP_COMPLETED_HOURS: z.coerce.number().positive().default(24),
+  DELIVERY_KEEP_COMPLETED_COUNT: z.coerce.number().int().min(0).default(10_000),
+  DELIVERY_KEEP_FAILED_DAYS: z.coerce.number().positive().default(7),
 });
 
 /** Where the CLI finds the ledger and the queue. */
@@ -43,13 +47,18 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
     throw new CliError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), 2);
   }
   const e = parsed.data;
+  const retention = {
+    completedHours: e.DELIVERY_KEEP_COMPLETED_HOURS,
+    completedCount: e.DELIVERY_KEEP_COMPLETED_COUNT,
+    failedDays: e.DELIVERY_KEEP_FAILED_DAYS,
+  };
   const running = flags.databaseUrl || e.DATABASE_URL ? undefined : readRuntimeInfo(runledgerHome(env));
   if (running) {
     const schema = flags.schema ?? running.schema;
     return {
       databaseUrl: running.databaseUrl,
       schema,
-      queue: { backend: running.queueBackend, redisUrl: running.redisUrl, databaseUrl: running.databaseUrl, schema, prefix: running.queuePrefix },
+      queue: { backend: running.queueBackend, redisUrl: running.redisUrl, databaseUrl: running.databaseUrl, schema, prefix: running.queuePrefix, retention },
       graphsModule: e.RUNLEDGER_GRAPHS,
       configPath: e.RUNLEDGER_CONFIG,
       encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,
@@ -63,7 +72,7 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
   return {
     databaseUrl,
     schema,
-    queue: { backend, redisUrl: e.REDIS_URL, databaseUrl, schema, prefix: e.QUEUE_PREFIX },
+    queue: { backend, redisUrl: e.REDIS_URL, databaseUrl, schema, prefix: e.QUEUE_PREFIX, retention },
     graphsModule: e.RUNLEDGER_GRAPHS,
     configPath: e.RUNLEDGER_CONFIG,
     encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,

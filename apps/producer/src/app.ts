@@ -116,7 +116,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(langGraphApi, deps);
   void app.register(dashboardRoutes, deps);
   installMetrics(app, new ProducerMetrics(options.ledger, options.queue));
-  void app.register(bullBoard, { queue: options.queue, ledgerJobUrl: options.ledgerJobUrl ?? ((id) => `/v1/jobs/${encodeURIComponent(id)}`) });
+  void app.register(bullBoard, { queue: options.queue, ledgerJobUrl: options.ledgerJobUrl ?? ((id) => `/admin/jobs/${encodeURIComponent(id)}`) });
   watchQueueErrors(app, options.queue);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -41,6 +41,12 @@ const Env = z.object({
     .default('public'),
   /** Default runledger. */
   QUEUE_PREFIX: z.string().min(1).default('runledger'),
+  /** Finished deliveries stay visible in Bull Board this many hours. Default 24. */
+  DELIVERY_KEEP_COMPLETED_HOURS: z.coerce.number().positive().default(24),
+  /** At most this many completed (and as many failed) deliveries are kept. Default 10,000. */
+  DELIVERY_KEEP_COMPLETED_COUNT: int(0, 10_000_000).default(10_000),
+  /** Failed deliveries stay this many days. Default 7. */
+  DELIVERY_KEEP_FAILED_DAYS: z.coerce.number().positive().default(7),
   RUNLEDGER_GRAPHS: z.string().min(1).optional(),
   /** A LangGraph CLI config (langgraph.json) whose graphs admissions may name; default ./langgraph.json when present. */
   RUNLEDGER_CONFIG: z.string().min(1).optional(),

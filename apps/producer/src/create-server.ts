@@ -77,6 +77,11 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     databaseUrl: config.DATABASE_URL,
     schema: config.DB_SCHEMA,
     prefix: config.QUEUE_PREFIX,
+    retention: {
+      completedHours: config.DELIVERY_KEEP_COMPLETED_HOURS,
+      completedCount: config.DELIVERY_KEEP_COMPLETED_COUNT,
+      failedDays: config.DELIVERY_KEEP_FAILED_DAYS,
+    },
   });
   const tracingOn = config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || config.RUNLEDGER_TRACING === '1' || config.RUNLEDGER_TRACING === 'true';
   // The OpenTelemetry SDK is loaded only when tracing is on.

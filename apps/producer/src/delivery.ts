@@ -1,5 +1,5 @@
 import type { Job, Ledger } from '@runledger/ledger';
-import { type DeliveryData, deliver, handOffThread, reachedQueue, sendAdmitted, settleWithin as within } from '@runledger/queue';
+import { type DeliveryData, type DeliveryLabel, deliver, handOffThread, reachedQueue, sendAdmitted, settleWithin as within } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -26,11 +26,11 @@ function bestEffort(work: Promise<unknown>, timeoutMs: number, log: FastifyBaseL
 export function deliverWithin(
   queue: Queue<DeliveryData>,
   ledger: Ledger,
-  job: Pick<Job, 'jobId' | 'deliveries'>,
+  job: Pick<Job, 'jobId' | 'deliveries'> & Partial<DeliveryLabel>,
   timeoutMs: number,
   log: FastifyBaseLogger,
 ): Promise<boolean> {
-  return bestEffort(deliver(queue, ledger, { jobId: job.jobId, deliveries: job.deliveries }), timeoutMs, log, { jobId: job.jobId });
+  return bestEffort(deliver(queue, ledger, job), timeoutMs, log, { jobId: job.jobId });
 }
 
 /**
@@ -54,7 +54,7 @@ export function handOffWithin(
 export function sendAdmittedWithin(
   queue: Queue<DeliveryData>,
   ledger: Ledger,
-  jobs: ReadonlyArray<Pick<Job, 'jobId' | 'deliveryId'>>,
+  jobs: ReadonlyArray<Pick<Job, 'jobId' | 'deliveryId'> & Partial<DeliveryLabel>>,
   timeoutMs: number,
   log: FastifyBaseLogger,
 ): Promise<boolean> {

@@ -25,7 +25,7 @@ export interface AppOptions {
   groupCommit?: false | { windowMs?: number; maxBatch?: number };
   /** Fastify logger option. Default false (silent). */
   logger?: FastifyServerOptions['logger'];
-  /** Where Bull Board links each queue job. Default `/v1/jobs/<jobId>`. */
+  /** Where Bull Board links each queue job. Default the dashboard's job page, `/admin/jobs/<jobId>` (Bull Board is as private as it). */
   ledgerJobUrl?: (jobId: string) => string;
   /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
   crashAt?: 'after_admit_commit';

@@ -69,7 +69,9 @@ describe('operator actions', () => {
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ jobId, status: 'accepted', enqueued: true, deliveries: 2, interrupt: null });
     expect((await h.db.ledger.get(jobId)).resumeValue).toEqual({ value: { approved: true } });
-    expect((await h.queue.getJob(deliveryId(jobId, 1)))?.data).toEqual({ jobId });
+    const delivery = await h.queue.getJob(deliveryId(jobId, 1));
+    expect(delivery?.name).toBe('approval (redelivery 1)');
+    expect(delivery?.data).toMatchObject({ jobId, graph: 'approval', attempt: 0, delivery: 1 });
     const types = (await h.db.ledger.events(jobId)).map((e) => e.type);
     expect(types.slice(-2)).toEqual(['resume_requested', 'enqueued']);
     await expectInvalidState(jobId, 'resume', { resume: true });

@@ -12,7 +12,7 @@ describe.each(admissionModes())('admission ($name)', ({ backend, groupCommit }) 
   const post = (payload: unknown, headers: Record<string, string> = {}) =>
     h.app.inject({ method: 'POST', url: '/v1/jobs', payload: payload as object, headers });
 
-  it('commits the ledger row, then queues a delivery carrying only the job id', async () => {
+  it('commits the ledger row, then queues a delivery carrying the job id and its labels, never the input', async () => {
     const r = await post({ graph: 'echo', input: { steps: 1 }, metadata: { origin: 'test' } });
     expect(r.statusCode).toBe(202);
     const body = r.json();
@@ -21,7 +21,9 @@ describe.each(admissionModes())('admission ($name)', ({ backend, groupCommit }) 
     const job = await h.db.ledger.get(body.jobId);
     expect(job).toMatchObject({ graph: 'echo', input: { steps: 1 }, metadata: { origin: 'test' }, deliveries: 1, deliveryId: body.jobId });
     expect(job.enqueuedAt).not.toBeNull();
-    expect((await h.queue.getJob(deliveryId(body.jobId, 0)))?.data).toEqual({ jobId: body.jobId });
+    const delivery = await h.queue.getJob(deliveryId(body.jobId, 0));
+    expect(delivery?.name).toBe('echo');
+    expect(delivery?.data).toEqual({ jobId: body.jobId, graph: 'echo', threadId: body.jobId, tenant: job.tenant, attempt: 0, delivery: 0 });
     expect((await h.db.ledger.events(body.jobId)).map((e) => e.type)).toEqual(['accepted', 'enqueued']);
   });
 

@@ -15,7 +15,16 @@ describe('producer environment', () => {
       BODY_LIMIT_BYTES: 1024 * 1024,
       ADMISSION_BATCH_MS: 1,
       LOG_LEVEL: 'info',
+      DELIVERY_KEEP_COMPLETED_HOURS: 24,
+      DELIVERY_KEEP_COMPLETED_COUNT: 10_000,
+      DELIVERY_KEEP_FAILED_DAYS: 7,
     });
+  });
+
+  it('reads how long finished deliveries are kept, and names a bad value', () => {
+    const kept = parseConfig({ ...base, DELIVERY_KEEP_COMPLETED_HOURS: '1.5', DELIVERY_KEEP_COMPLETED_COUNT: '50', DELIVERY_KEEP_FAILED_DAYS: '30' });
+    expect(kept).toMatchObject({ DELIVERY_KEEP_COMPLETED_HOURS: 1.5, DELIVERY_KEEP_COMPLETED_COUNT: 50, DELIVERY_KEEP_FAILED_DAYS: 30 });
+    expect(() => parseConfig({ ...base, DELIVERY_KEEP_FAILED_DAYS: '-1' })).toThrow(/DELIVERY_KEEP_FAILED_DAYS/);
   });
 
   it('picks the Redis backend when REDIS_URL is set, unless QUEUE_BACKEND says otherwise', () => {

@@ -84,8 +84,11 @@ describe.each(backends())('Bull Board on the %s queue', (backend) => {
     expect(api.statusCode).toBe(200);
     const queue = api.json().queues.find((q: { name: string }) => q.name === 'runledger');
     const job = queue.jobs.find((j: { id: string }) => j.id === jobId);
-    expect(job.data).toEqual({ jobId });
-    expect(job.externalUrl).toEqual({ href: `/v1/jobs/${jobId}`, displayText: `Ledger: ${jobId}` });
-    expect((await h.app.inject({ method: 'GET', url: job.externalUrl.href })).json().jobId).toBe(jobId);
+    expect(job.name).toBe('echo');
+    expect(job.data).toEqual({ jobId, graph: 'echo', threadId: jobId, tenant: 'default', attempt: 0, delivery: 0 });
+    expect(job.externalUrl).toEqual({ href: `/admin/jobs/${jobId}`, displayText: `Ledger: ${jobId}` });
+    const ledgerPage = await h.app.inject({ method: 'GET', url: job.externalUrl.href });
+    expect(ledgerPage.statusCode).toBe(200);
+    expect(ledgerPage.body).toContain(jobId);
   });
 });

@@ -11,6 +11,11 @@ export const WorkerEnv = z
     REDIS_URL: z.string().url({ message: 'must be a redis:// URL' }).optional(),
     QUEUE_BACKEND: z.enum(['redis', 'postgres']).optional(),
     QUEUE_PREFIX: z.string().min(1).default('runledger'),
+    /** Finished deliveries stay visible in Bull Board this many hours (default 24), at most DELIVERY_KEEP_COMPLETED_COUNT (default 10,000). */
+    DELIVERY_KEEP_COMPLETED_HOURS: z.coerce.number().positive().default(24),
+    DELIVERY_KEEP_COMPLETED_COUNT: int(10_000, 0),
+    /** Failed deliveries stay this many days. Default 7. */
+    DELIVERY_KEEP_FAILED_DAYS: z.coerce.number().positive().default(7),
     DB_SCHEMA: z
       .string()
       .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lowercase identifier')

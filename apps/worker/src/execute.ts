@@ -44,8 +44,7 @@ const CLAIM_ROUNDS = 3;
 /** Redelivers a job through the queue, after `delayMs`. Best effort: the reconciler covers a failure. */
 export async function redeliver(deps: Pick<ExecuteDeps, 'ledger' | 'queue' | 'log'>, jobId: string, delayMs = 0): Promise<void> {
   try {
-    const { deliveries } = await deps.ledger.get(jobId);
-    await deliver(deps.queue, deps.ledger, { jobId, deliveries }, delayMs);
+    await deliver(deps.queue, deps.ledger, await deps.ledger.get(jobId), delayMs);
   } catch (err) {
     deps.log('warn', 'redelivery failed; the reconciler will deliver', { jobId, error: (err as Error).message });
   }

@@ -1,8 +1,9 @@
 import type { RunControl } from '@langchain/langgraph';
 import type { Ledger } from '@runledger/ledger';
-import { openQueue, openWorker, type QueueConfig, Reconciler } from '@runledger/queue';
+import { type DeliveryData, openQueue, openWorker, type QueueConfig, Reconciler } from '@runledger/queue';
 import type { GraphRegistry } from '@runledger/runtime';
 import { type Job as BullJob, DelayedError } from 'bullmq';
+import { DeliveryView, readableOutcome } from './delivery-view';
 import { type DeliveryOutcome, type ExecuteDeps, executeDelivery } from './execute';
 import { LeaseKeeper } from './lease-keeper';
 import { RunAbort } from './outcome';
@@ -82,17 +83,21 @@ export class RunledgerWorker {
   /** Deliveries being processed right now (drain waits for them). */
   private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
 
-  private process(bullJob: BullJob<{ jobId: string }>, token?: string): Promise<DeliveryOutcome> {
+  private process(bullJob: BullJob<DeliveryData>, token?: string): Promise<DeliveryOutcome> {
     const work = this.processDelivery(bullJob, token);
     this.inFlight.add(work);
     return work.finally(() => this.inFlight.delete(work));
   }
 
-  private async processDelivery(bullJob: BullJob<{ jobId: string }>, token?: string): Promise<DeliveryOutcome> {
+  private async processDelivery(bullJob: BullJob<DeliveryData>, token?: string): Promise<DeliveryOutcome> {
     const { jobId } = bullJob.data;
     const startedAt = Date.now();
-    const run = () => executeDelivery(this.deps, jobId);
+    // Bull Board's view of this delivery follows what the run writes to the ledger.
+    const view = new DeliveryView(bullJob);
+    const deps = { ...this.deps, ledger: view.watchLedger(this.deps.ledger), graphs: view.watchGraphs(this.deps.graphs) };
+    const run = () => executeDelivery(deps, jobId);
     const outcome = await (this.options.aroundDelivery ? this.options.aroundDelivery(jobId, run) : run());
+    await view.finish(outcome);
     const queuedAt = bullJob.timestamp + (bullJob.opts.delay ?? 0);
     this.options.onOutcome?.(jobId, outcome, { queuedAt, startedAt, finishedAt: Date.now() });
     if (outcome.outcome === 'refused' && outcome.retryInMs !== undefined && token) {
@@ -100,7 +105,7 @@ export class RunledgerWorker {
       await bullJob.moveToDelayed(Date.now() + outcome.retryInMs, token);
       throw new DelayedError();
     }
-    return outcome;
+    return readableOutcome(outcome);
   }
 
   /** Runs in flight right now. */

@@ -73,7 +73,9 @@ export class Ledger extends AdmissionLedger {
   /** The job whose turn it is on a thread, if it waits for a delivery (accepted, or due for recovery). */
   async nextOfThread(thread: Pick<Job, 'tenant' | 'threadId'>): Promise<ThreadTurn | undefined> {
     const row = (await this.q('next_job_of_thread', [thread.tenant, thread.threadId])).rows[0];
-    return row ? { jobId: row.job_id, deliveries: Number(row.deliveries), deliveryId: row.delivery_id ?? null } : undefined;
+    if (!row) return undefined;
+    const label = { graph: row.graph as string, tenant: thread.tenant, threadId: row.thread_id as string, attempt: Number(row.attempt) };
+    return { jobId: row.job_id, deliveries: Number(row.deliveries), deliveryId: row.delivery_id ?? null, ...label };
   }
 
   /** Jobs ready to run but for their thread, which another job holds. */
@@ -245,6 +247,10 @@ export class Ledger extends AdmissionLedger {
       deliveries: Number(r.deliveries),
       deliveryId: (r.delivery_id as string | null) ?? null,
       status: r.status as JobStatus,
+      graph: r.graph as string,
+      tenant: r.tenant as string,
+      threadId: r.thread_id as string,
+      attempt: Number(r.attempt),
     }));
     return { expired, undelivered };
   }

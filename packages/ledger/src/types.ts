@@ -107,7 +107,7 @@ export interface AttemptEnd {
 }
 
 /** The job whose turn it is on a thread (`nextOfThread`), with its latest delivery. */
-export interface ThreadTurn {
+export interface ThreadTurn extends Pick<Job, 'graph' | 'tenant' | 'threadId' | 'attempt'> {
   jobId: string;
   deliveries: number;
   deliveryId: string | null;
@@ -126,5 +126,7 @@ export interface SweepResult {
   /** Jobs whose lease had expired, now recovery_required: deliver them at once. */
   expired: string[];
   /** Jobs that should be queued and have no recent delivery: check the queue, then deliver. */
-  undelivered: Array<{ jobId: string; deliveries: number; deliveryId: string | null; status: JobStatus }>;
+  undelivered: Array<
+    { jobId: string; deliveries: number; deliveryId: string | null; status: JobStatus } & Pick<Job, 'graph' | 'tenant' | 'threadId' | 'attempt'>
+  >;
 }

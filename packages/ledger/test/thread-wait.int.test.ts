@@ -55,7 +55,15 @@ describe('waiting for a thread', () => {
     listed = await undeliveredIds(ledger);
     expect(listed).toContain(first.jobId);
     expect(listed).not.toContain(second.jobId);
-    expect(await ledger.nextOfThread(first)).toEqual({ jobId: first.jobId, deliveries: 1, deliveryId: first.jobId });
+    expect(await ledger.nextOfThread(first)).toEqual({
+      jobId: first.jobId,
+      deliveries: 1,
+      deliveryId: first.jobId,
+      graph: first.graph,
+      tenant: first.tenant,
+      threadId: first.threadId,
+      attempt: 0,
+    });
   });
 
   it('names the holder in get, list and the count while a job waits, and nobody once it runs', async () => {

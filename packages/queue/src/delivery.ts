@@ -1,9 +1,32 @@
 import type { Delivered, Job, Ledger } from '@runledger/ledger';
 import type { Queue } from 'bullmq';
 
-/** The message a delivery carries: a reference, never the payload. */
+/**
+ * The message a delivery carries: a reference, never the payload. The other fields only label it
+ * for people reading Bull Board (never the input); workers read `jobId` alone.
+ */
 export interface DeliveryData {
   jobId: string;
+  graph?: string;
+  threadId?: string;
+  tenant?: string;
+  /** The ledger's attempt count when delivered; the claiming worker sets the attempt it runs. */
+  attempt?: number;
+  /** 0 for the admission's own delivery, n for the n-th redelivery. */
+  delivery?: number;
+}
+
+/** What labels a delivery in Bull Board: the job's graph, thread, tenant and attempt. */
+export type DeliveryLabel = Pick<Job, 'graph' | 'threadId' | 'tenant' | 'attempt'>;
+
+/** A delivery's BullMQ name: its graph, marked when it is a redelivery. */
+export function deliveryName(graph: string | undefined, n: number): string {
+  const name = graph ?? 'run';
+  return n === 0 ? name : `${name} (redelivery ${n})`;
+}
+
+function deliveryData(jobId: string, n: number, label: Partial<DeliveryLabel>): DeliveryData {
+  return { jobId, graph: label.graph, threadId: label.threadId, tenant: label.tenant, attempt: label.attempt, delivery: n };
 }
 
 /** BullMQ job id of a job's n-th delivery: the job id, then `<jobId>-d<n>` (no `:`, never all digits). */
@@ -11,15 +34,28 @@ export function deliveryId(jobId: string, n: number): string {
   return n === 0 ? jobId : `${jobId}-d${n}`;
 }
 
-const DEFAULT_JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 1000, attempts: 1 } as const;
+const FINISHED_STATES = new Set(['completed', 'failed']);
 
 /**
  * Adds delivery number `deliveries` of a job (optionally delayed) and records it in the ledger.
- * A duplicate delivery is harmless: its claim is refused. Returns the delivery id.
+ * A duplicate delivery is harmless: its claim is refused. Without the job's label (graph …) the
+ * job is read first, so every delivery is named. Returns the delivery id.
+ *
+ * Finished deliveries are kept for inspection, and BullMQ ignores an `add` whose id exists: a
+ * delivery that reached the queue while its ledger record did not (markEnqueued failed) has the
+ * id this call would use. Such a finished one is removed first, so the add is never a no-op.
  */
-export async function deliver(queue: Queue<DeliveryData>, ledger: Ledger, job: { jobId: string; deliveries: number }, delayMs = 0): Promise<string> {
+export async function deliver(
+  queue: Queue<DeliveryData>,
+  ledger: Ledger,
+  job: { jobId: string; deliveries: number } & Partial<DeliveryLabel>,
+  delayMs = 0,
+): Promise<string> {
   const id = deliveryId(job.jobId, job.deliveries);
-  await queue.add('run', { jobId: job.jobId }, { ...DEFAULT_JOB_OPTIONS, jobId: id, delay: delayMs > 0 ? delayMs : undefined });
+  const label = job.graph === undefined ? await ledger.get(job.jobId) : job;
+  if (FINISHED_STATES.has(await queue.getJobState(id))) await queue.remove(id);
+  const data = deliveryData(job.jobId, job.deliveries, label);
+  await queue.add(deliveryName(label.graph, job.deliveries), data, { jobId: id, delay: delayMs > 0 ? delayMs : undefined });
   await ledger.markEnqueued(job.jobId, job.deliveries, id);
   return id;
 }
@@ -32,15 +68,20 @@ export async function deliver(queue: Queue<DeliveryData>, ledger: Ledger, job: {
 export async function sendAdmitted(
   queue: Queue<DeliveryData>,
   ledger: Ledger,
-  jobs: ReadonlyArray<{ jobId: string; deliveryId: string | null }>,
+  jobs: ReadonlyArray<{ jobId: string; deliveryId: string | null } & Partial<DeliveryLabel>>,
 ): Promise<void> {
   if (jobs.length === 0) return;
-  const delivered = jobs.map((j) => ({ jobId: j.jobId, deliveryId: j.deliveryId ?? j.jobId }));
-  if (delivered.length === 1) {
-    const [d] = delivered as [Delivered];
-    await queue.add('run', { jobId: d.jobId }, { ...DEFAULT_JOB_OPTIONS, jobId: d.deliveryId });
+  const delivered: Delivered[] = jobs.map((j) => ({ jobId: j.jobId, deliveryId: j.deliveryId ?? j.jobId }));
+  const entries = jobs.map((j, i) => ({
+    name: deliveryName(j.graph, 0),
+    data: deliveryData(j.jobId, 0, j),
+    opts: { jobId: delivered[i]?.deliveryId },
+  }));
+  if (entries.length === 1) {
+    const [e] = entries as [(typeof entries)[0]];
+    await queue.add(e.name, e.data, e.opts);
   } else {
-    await queue.addBulk(delivered.map((d) => ({ name: 'run', data: { jobId: d.jobId }, opts: { ...DEFAULT_JOB_OPTIONS, jobId: d.deliveryId } })));
+    await queue.addBulk(entries);
   }
   await ledger.recordEnqueued(delivered);
 }
@@ -48,9 +89,14 @@ export async function sendAdmitted(
 /** States in which a delivery is still on its way to a worker. */
 const QUEUED_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
 
-/** True when the queue holds delivery `id` in any state (waiting, active, finished and kept …). */
+/**
+ * True when the queue holds delivery `id` unfinished (waiting, delayed, active …). A finished
+ * delivery kept for inspection does not count: it will not run the job again.
+ */
 export async function queueHas(queue: Queue<DeliveryData>, id: string | null): Promise<boolean> {
-  return id !== null && (await queue.getJobState(id)) !== 'unknown';
+  if (id === null) return false;
+  const state = await queue.getJobState(id);
+  return state !== 'unknown' && !FINISHED_STATES.has(state);
 }
 
 /**

@@ -1,9 +1,23 @@
 import { type ConnectionOptions, createPostgresBackend, type Processor, Queue, Worker, type WorkerOptions, withBackend } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { DeliveryData } from './delivery';
+import { type DeliveryRetention, deliveryJobOptions } from './retention';
 
-export { type DeliveryData, deliver, deliveryId, handOffThread, isQueued, queueHas, reachedQueue, sendAdmitted, settleWithin } from './delivery';
+export {
+  type DeliveryData,
+  type DeliveryLabel,
+  deliver,
+  deliveryId,
+  deliveryName,
+  handOffThread,
+  isQueued,
+  queueHas,
+  reachedQueue,
+  sendAdmitted,
+  settleWithin,
+} from './delivery';
 export { Reconciler, type ReconcilerOptions, type SweepReport } from './reconciler';
+export { DEFAULT_RETENTION, type DeliveryRetention, deliveryJobOptions, KEPT_LOG_LINES } from './retention';
 
 /** The one BullMQ queue every Runledger job reference goes through. */
 export const QUEUE_NAME = 'runledger';
@@ -17,6 +31,8 @@ export interface QueueConfig {
   schema?: string;
   /** Redis key prefix (hash-tag it for Redis Cluster, e.g. `{runledger}`). Default `runledger`. */
   prefix?: string;
+  /** How long finished deliveries stay visible (Bull Board). Default DEFAULT_RETENTION: a day, 10,000 at most; failed ones 7 days. */
+  retention?: DeliveryRetention;
 }
 
 function pgConnection(config: QueueConfig) {
@@ -40,16 +56,25 @@ function redisConnection(config: QueueConfig, forWorker: boolean): Redis {
 export function openQueue(config: QueueConfig): Queue<DeliveryData> {
   if (config.backend === 'postgres') {
     const { Queue: PgQueue } = withBackend(createPostgresBackend);
-    return new PgQueue<DeliveryData>(QUEUE_NAME, { connection: pgConnection(config) }) as unknown as Queue<DeliveryData>;
+    return new PgQueue<DeliveryData>(QUEUE_NAME, {
+      connection: pgConnection(config),
+      defaultJobOptions: deliveryJobOptions(config.retention),
+    }) as unknown as Queue<DeliveryData>;
   }
   return new Queue<DeliveryData>(QUEUE_NAME, {
     connection: redisConnection(config, false) as unknown as ConnectionOptions,
     prefix: config.prefix ?? 'runledger',
+    defaultJobOptions: deliveryJobOptions(config.retention),
   });
 }
 
-/** Opens a BullMQ worker on the queue. The Postgres lease, not BullMQ's lock, decides who runs a job. */
-export function openWorker(config: QueueConfig, processor: Processor<DeliveryData>, options: Omit<WorkerOptions, 'connection'>): Worker<DeliveryData> {
+/**
+ * Opens a BullMQ worker on the queue. The Postgres lease, not BullMQ's lock, decides who runs a
+ * job. The retention applies to a delivery added without one (an older producer's), too.
+ */
+export function openWorker(config: QueueConfig, processor: Processor<DeliveryData>, workerOptions: Omit<WorkerOptions, 'connection'>): Worker<DeliveryData> {
+  const { removeOnComplete, removeOnFail } = deliveryJobOptions(config.retention);
+  const options = { removeOnComplete, removeOnFail, ...workerOptions };
   if (config.backend === 'postgres') {
     const { Worker: PgWorker } = withBackend(createPostgresBackend);
     return new PgWorker<DeliveryData>(QUEUE_NAME, processor, { ...options, connection: pgConnection(config) }) as unknown as Worker<DeliveryData>;

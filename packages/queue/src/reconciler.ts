@@ -69,8 +69,7 @@ export class Reconciler {
     }
     for (const jobId of expired) {
       if (undelivered.some((u) => u.jobId === jobId)) continue;
-      const { deliveries } = await this.ledger.get(jobId);
-      await deliver(this.queue, this.ledger, { jobId, deliveries });
+      await deliver(this.queue, this.ledger, await this.ledger.get(jobId));
       report.redelivered++;
     }
     if (report.expired || report.redelivered) this.options.log?.('info', 'reconciler sweep', { ...report });

@@ -1,5 +1,5 @@
 // Delivery of job references on both BullMQ backends: a delivery is queued once per id, the
-// ledger records it once, and a worker receives `{ jobId }` and nothing else.
+// ledger records it once, and a worker receives `{ jobId }` and labels, never the input.
 import { randomBytes } from 'node:crypto';
 import type { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -108,7 +108,7 @@ for (const backend of backends) {
       expect(await ledger.get(next.jobId)).toMatchObject({ deliveries: 2, deliveryId: `${next.jobId}-d1` });
     });
 
-    it('hands a worker `{ jobId }` only, and the delivery then leaves the queue', async () => {
+    it('hands a worker the job reference and its labels, never the input, and the delivery then leaves the queue', async () => {
       const { ledger } = db;
       const { job } = await ledger.admit({ graph: 'echo', input: { secret: 'stays in postgres' } });
       await sendAdmitted(queue, ledger, [job]);
@@ -123,7 +123,8 @@ for (const backend of backends) {
       );
       workers.push(worker);
       const mine = await waitFor('the worker to receive the delivery', async () => received.find((r) => r.id === id));
-      expect(mine.data).toEqual({ jobId: job.jobId });
+      expect(mine.data).toEqual({ jobId: job.jobId, graph: 'echo', threadId: job.threadId, tenant: job.tenant, attempt: 0, delivery: 0 });
+      expect(JSON.stringify(mine.data)).not.toContain('stays in postgres');
       await waitFor('the delivery to leave the queue', async () => !(await isQueued(queue, id)));
     });
   });

@@ -6,8 +6,8 @@
 -- its thread is free, should the job that freed it not have delivered it (crash, queue outage).
 -- The reconciler checks each against the queue.
 -- Params: $1 grace (ms), $2 batch size
--- Returns: job_id, deliveries, delivery_id, status.
-SELECT job_id, deliveries, delivery_id, status FROM jobs j
+-- Returns: job_id, deliveries, delivery_id, status, and graph, tenant, thread_id, attempt (to label the delivery).
+SELECT job_id, deliveries, delivery_id, status, graph, tenant, thread_id, attempt FROM jobs j
  WHERE (status = 'accepted' OR (status = 'recovery_required' AND (run_after IS NULL OR run_after <= now())))
    AND coalesce(enqueued_at, accepted_at) < now() - make_interval(secs => $1::double precision / 1000)
    AND NOT EXISTS (

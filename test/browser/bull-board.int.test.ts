@@ -1,0 +1,97 @@
+// Bull Board (/admin/queues) as an inspection view, in a real headless Chromium (Debian's
+// /usr/bin/chromium, driven by playwright-core), on an in-process producer and worker: after
+// vacation and approval jobs ran, the Completed tab lists each delivery under its graph's name
+// with its outcome and a link to its ledger job, a redelivery says so, and the Active tab shows
+// a running job's progress. Screenshots go to test-artifacts/ (docs/ with RUNLEDGER_UPDATE_DOCS=1). Skipped without Chromium.
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildApp } from '../../apps/producer/src/app';
+import { RunledgerWorker } from '../../apps/worker/src/index';
+import { deliver, openQueue } from '../../packages/queue/src/index';
+import { loadGraphs } from '../../packages/runtime/src/index';
+import { type TestDb, testDb } from '../support/db';
+import { queueConfigFor, submit, waitForStatus } from '../support/stack';
+import '../support/provided';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-sync'];
+const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts');
+const docs = path.resolve(import.meta.dirname, '../../docs');
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`[browser test] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium).`);
+const backends = (['redis', 'postgres'] as const).filter((b) => b === 'postgres' || inject('redisUrl'));
+/** RUNLEDGER_UPDATE_DOCS=1 also writes the README's screenshots (docs/), from the first backend. */
+const updateDocs = (backend: string) => process.env.RUNLEDGER_UPDATE_DOCS === '1' && backend === backends[0];
+
+describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %s backend', (backend) => {
+  let db: TestDb;
+  let app: ReturnType<typeof buildApp>;
+  let queue: ReturnType<typeof openQueue>;
+  let worker: RunledgerWorker;
+  let browser: Browser;
+  let page: Page;
+  let board: string;
+  let q: ReturnType<typeof queueConfigFor>;
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    db = await testDb(`bull_board_${backend}`);
+    q = queueConfigFor(backend, db.url, db.schema, inject('redisUrl'));
+    queue = openQueue(q);
+    const graphs = await loadGraphs();
+    app = buildApp({ ledger: db.ledger, queue, graphs, schema: db.schema });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    board = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/admin/queues/queue/runledger`;
+    worker = new RunledgerWorker({ ledger: db.ledger, queueConfig: q, graphs, workerId: `board-${backend}`, schema: db.schema });
+    await worker.start();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.close();
+    await app?.close();
+    await queue?.close();
+    await db?.close();
+  });
+
+  it('lists finished deliveries by graph with their outcomes, a redelivery as such, each linked to its ledger job', async () => {
+    const vacation = await submit(db.ledger, q, { graph: 'vacation', input: {} });
+    const approval = await submit(db.ledger, q, { graph: 'approval', input: { request: 'a new laptop' } });
+    expect((await waitForStatus(db.ledger, vacation.jobId, ['completed', 'failed'])).status).toBe('completed');
+    expect((await waitForStatus(db.ledger, approval.jobId, ['interrupted', 'failed'])).status).toBe('interrupted');
+    // A person approves: the approval's second delivery resumes it.
+    await deliver(queue, db.ledger, await db.ledger.resume(approval.jobId, { approved: true }));
+    expect((await waitForStatus(db.ledger, approval.jobId, ['completed', 'failed'])).status).toBe('completed');
+
+    await page.goto(`${board}?status=completed`);
+    await expect.poll(() => page.getByText('approval (redelivery 1)').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const text = ((await page.locator('body').textContent()) ?? '').replace(/\s+/g, ' ');
+    expect(text).toContain('vacation');
+    expect(text).toContain('ran: the job completed');
+    expect(text).toContain('ran: the job stopped at an interrupt and waits for a resume');
+    expect(await page.locator(`a[href$="/admin/jobs/${vacation.jobId}"]`).count()).toBeGreaterThan(0);
+    expect(text).not.toContain('a new laptop');
+    await page.screenshot({ path: path.join(artifacts, `bull-board-completed-${backend}.png`), fullPage: false });
+    if (updateDocs(backend)) await page.screenshot({ path: path.join(docs, 'bull-board-completed.png'), fullPage: false });
+  });
+
+  it('shows the progress of a running job in the Active tab', async () => {
+    // The car booking takes a few seconds: the run is active, its flight and hotel already booked.
+    const running = await submit(db.ledger, q, { graph: 'vacation', input: { delays: { car: 6_000 } } });
+    await expect.poll(async () => (await queue.getJob(running.jobId))?.progress, { timeout: 15_000 }).toMatchObject({ effects: { settled: 2 } });
+    await page.goto(`${board}?status=active`);
+    await expect.poll(() => page.getByText(`Ledger: ${running.jobId}`).count(), { timeout: 10_000 }).toBe(1);
+    await page.getByText('Progress', { exact: true }).first().click();
+    const text = ((await page.locator('body').textContent()) ?? '').replace(/\s+/g, ' ');
+    expect(text).toMatch(/steps: ?\d+/);
+    expect(text).toMatch(/started: ?[23]/);
+    expect(text).toMatch(/settled: ?2/);
+    await page.screenshot({ path: path.join(artifacts, `bull-board-active-${backend}.png`), fullPage: false });
+    if (updateDocs(backend)) await page.screenshot({ path: path.join(docs, 'bull-board-active.png'), fullPage: false });
+    expect((await waitForStatus(db.ledger, running.jobId, ['completed', 'failed'])).status).toBe('completed');
+  });
+});
