@@ -47,7 +47,10 @@ describe.each(admissionModes())('POST /v1/jobs/batch ($name)', ({ backend, group
     expect(after.map((j) => j.jobId).sort()).toEqual([...before.map((j) => j.jobId), ...created].sort());
     expect(await h.db.ledger.get(created[0]!)).toMatchObject({ graph: 'echo', input: { steps: 1 }, metadata: { n: 1 }, deliveries: 1 });
     for (const jobId of created) {
-      expect((await h.queue.getJob(deliveryId(jobId, 0)))?.data).toEqual({ jobId });
+      // The delivery carries the job id and its labels, never the input.
+      const data = (await h.queue.getJob(deliveryId(jobId, 0)))?.data;
+      expect(data).toMatchObject({ jobId, graph: 'echo', tenant: 'default', attempt: 0, delivery: 0 });
+      expect(data).not.toHaveProperty('input');
       expect((await h.db.ledger.events(jobId)).map((e) => e.type)).toEqual(['accepted', 'enqueued']);
     }
   });
