@@ -84,11 +84,23 @@ describe('admin routes', () => {
     expect(r.headers.location).toBe('/admin/login');
   });
 
-  it('denies /admin to every key when no admin key is configured', async () => {
+  it('GET / needs no key: a browser goes to /admin (which asks for the key), an API client to /docs', async () => {
+    const browser = await h.app.inject({ url: '/', headers: { accept: 'text/html,application/xhtml+xml' } });
+    expect(browser.statusCode).toBe(302);
+    expect(browser.headers.location).toBe('/admin');
+    const api = await h.app.inject({ url: '/', headers: { accept: 'application/json' } });
+    expect(api.statusCode).toBe(302);
+    expect(api.headers.location).toBe('/docs');
+  });
+
+  it('denies /admin to every key when no admin key is configured, and sends a browser at / to /docs', async () => {
     const tenantsOnly = await startSecuredApp('security_no_admin', { security: { apiKeys: TWO_TENANTS.apiKeys } });
     try {
       expect((await tenantsOnly.as(KEYS.acme, { url: '/admin/queues' })).statusCode).toBe(403);
       expect((await tenantsOnly.as(KEYS.admin, { url: '/admin/queues' })).statusCode).toBe(401);
+      const browser = await tenantsOnly.app.inject({ url: '/', headers: { accept: 'text/html' } });
+      expect(browser.statusCode).toBe(302);
+      expect(browser.headers.location).toBe('/docs');
     } finally {
       await tenantsOnly.close();
     }

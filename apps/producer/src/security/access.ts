@@ -5,7 +5,7 @@ export type Access = 'public' | 'tenant' | 'admin';
 export const LOGIN_PATH = '/admin/login';
 export const LOGOUT_PATH = '/admin/logout';
 
-const PUBLIC_ROUTES = new Set(['/healthz', '/readyz', '/openapi.json', '/docs', LOGIN_PATH, LOGOUT_PATH]);
+const PUBLIC_ROUTES = new Set(['/', '/healthz', '/readyz', '/openapi.json', '/docs', LOGIN_PATH, LOGOUT_PATH]);
 
 const isAdminRoute = (path: string) => path === '/metrics' || path === '/admin' || path.startsWith('/admin/');
 
