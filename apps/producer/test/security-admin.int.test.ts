@@ -108,6 +108,19 @@ describe('admin routes', () => {
 });
 
 describe('browser login', () => {
+  it("names RUNLEDGER_ADMIN_KEY on the form and wears the dashboard's stylesheet, which loads without a session", async () => {
+    const page = await h.app.inject({ url: '/admin/login' });
+    expect(page.body).toContain('<code>RUNLEDGER_ADMIN_KEY</code>');
+    const href = /<link rel="stylesheet" href="([^"]+)">/.exec(page.body)?.[1];
+    expect(href).toBe('/admin/static/dashboard.css');
+    const css = await h.app.inject({ url: href as string });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toContain('text/css');
+    expect(css.body).toContain('.action');
+    // Only the dashboard's static files are public; the pages around them are not.
+    expect((await h.app.inject({ url: '/admin/static-ish' })).statusCode).toBe(401);
+  });
+
   it('sets an HttpOnly, SameSite=Strict, expiring session cookie for the admin key, which opens Bull Board', async () => {
     const { session } = await signIn();
     expect(session.header).toMatch(/; HttpOnly/);
