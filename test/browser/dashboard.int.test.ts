@@ -145,8 +145,10 @@ describe.skipIf(!hasChromium)('signing in to the dashboard in headless Chromium'
     await page.waitForURL(`${base}/admin/login`);
     expect(await page.locator('main').textContent()).toContain('RUNLEDGER_ADMIN_KEY');
     // The dashboard's stylesheet applied: its dark header bar and its boxed form.
-    expect(await page.locator('header').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(29, 36, 51)');
-    expect(await page.locator('form.action').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(255, 255, 255)');
+    // (As strings: this project's TypeScript has no DOM types.)
+    const background = (selector: string) => page.evaluate(`getComputedStyle(document.querySelector('${selector}')).backgroundColor`);
+    expect(await background('header')).toBe('rgb(29, 36, 51)');
+    expect(await background('form.action')).toBe('rgb(255, 255, 255)');
     await page.screenshot({ path: path.join(artifacts, 'dashboard-login.png'), fullPage: true });
 
     await page.fill('input[name="key"]', ADMIN_KEY);
