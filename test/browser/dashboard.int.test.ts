@@ -109,3 +109,52 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe.skipIf(!hasChromium)('signing in to the dashboard in headless Chromium', () => {
+  const ADMIN_KEY = 'browser-admin-key-5b2e9c0d41f7';
+  let db: TestDb;
+  let app: ReturnType<typeof buildApp>;
+  let queue: ReturnType<typeof openQueue>;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    db = await testDb('browser_login');
+    queue = openQueue({ backend: 'postgres', databaseUrl: db.url, schema: db.schema });
+    app = buildApp({ ledger: db.ledger, queue, graphs: await loadGraphs(), schema: db.schema, security: { adminKey: ADMIN_KEY } });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await queue?.close();
+    await db?.close();
+  });
+
+  it("goes from / to a login page in the dashboard's look that names RUNLEDGER_ADMIN_KEY, then into the dashboard", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 700 } });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    await page.goto(`${base}/`);
+    await page.waitForURL(`${base}/admin/login`);
+    expect(await page.locator('main').textContent()).toContain('RUNLEDGER_ADMIN_KEY');
+    // The dashboard's stylesheet applied: its dark header bar and its boxed form.
+    // (As strings: this project's TypeScript has no DOM types.)
+    const background = (selector: string) => page.evaluate(`getComputedStyle(document.querySelector('${selector}')).backgroundColor`);
+    expect(await background('header')).toBe('rgb(29, 36, 51)');
+    expect(await background('form.action')).toBe('rgb(255, 255, 255)');
+    await page.screenshot({ path: path.join(artifacts, 'dashboard-login.png'), fullPage: true });
+
+    await page.fill('input[name="key"]', ADMIN_KEY);
+    await page.click('button[type="submit"]');
+    await page.waitForURL(`${base}/admin`);
+    expect(await page.locator('h1').textContent()).toBe('Jobs');
+    expect(problems).toEqual([]);
+  });
+});

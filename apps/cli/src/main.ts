@@ -6,6 +6,7 @@ import { CliError } from './cli-error';
 import { COMMANDS } from './commands/index';
 import type { CliContext } from './context';
 import { redactUrl } from './redact';
+import { didYouMean } from './suggest';
 import { USAGE } from './usage';
 
 const COMMON = { 'database-url': { type: 'string' }, schema: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
@@ -53,12 +54,26 @@ async function run(argv: string[]): Promise<number> {
     return new Promise<number>(() => {});
   }
   const command = COMMANDS[name];
-  if (!command) throw new CliError(`unknown command "${name}"; run \`npx runledger --help\` for the list.\n\n${USAGE}`, 2);
+  if (!command) {
+    const names = [...Object.keys(COMMANDS), ...Object.keys(PROCESSES), 'help'];
+    throw new CliError(`unknown command "${name}".${didYouMean(name, names, ' Run `npx runledger --help` for the list.')}`, 2);
+  }
   let parsed: ReturnType<typeof parseArgs>;
+  const own = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
+  const options = { ...COMMON, ...own };
   try {
-    const own = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
-    parsed = parseArgs({ args: rest, options: { ...COMMON, ...own }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
   } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      // Name the unknown flag as typed and suggest the closest one this command accepts.
+      const { tokens } = parseArgs({ args: rest, options, allowPositionals: true, strict: false, tokens: true });
+      const unknown = tokens.find((t) => t.kind === 'option' && !(t.name in options));
+      if (unknown?.kind === 'option') {
+        const flags = Object.keys(options).map((f) => `--${f}`);
+        const hint = didYouMean(unknown.rawName, flags, ` Run \`npx runledger ${name} --help\` for its options.`);
+        throw new CliError(`${name}: unknown option "${unknown.rawName}".${hint}`, 2);
+      }
+    }
     throw new CliError(`${name}: ${(err as Error).message}`, 2);
   }
   const { values, positionals } = parsed;

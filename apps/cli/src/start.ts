@@ -114,6 +114,36 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const step = (name: string, detail: string) => out(`  ${paint.green('✓')} ${name.padEnd(10)} ${detail}`);
 const apiUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST}:${env.PORT}`;
 
+/** The graph ids the producer serves, as its LangGraph API lists them (undefined if it cannot say). */
+async function servedGraphs(apiKey: string | undefined): Promise<string[] | undefined> {
+  try {
+    const res = await fetch(`${apiUrl}/assistants/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify({ limit: 1000 }),
+      signal: AbortSignal.timeout(5_000),
+    });
+    if (!res.ok) return undefined;
+    return ((await res.json()) as Array<{ graph_id: string }>).map((a) => a.graph_id);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The banner's Graphs and Auth lines: what the API serves, and whether (and how) it checks keys. */
+async function servingLines(apiKey: string | undefined): Promise<void> {
+  const graphs = await servedGraphs(apiKey);
+  out(`  Graphs       ${graphs ? graphs.map((g) => paint.cyan(g)).join(', ') : 'unknown (see POST /assistants/search)'}`);
+  if (!env.RUNLEDGER_API_KEYS && !env.RUNLEDGER_ADMIN_KEY) {
+    out(`  Auth         ${paint.yellow('off')}: anyone who reaches ${apiUrl} may submit jobs and open /admin.`);
+    out(`               Turn it on: RUNLEDGER_API_KEYS=tenant:key (API) and RUNLEDGER_ADMIN_KEY=key (/admin, /metrics).`);
+  } else {
+    const tenants = env.RUNLEDGER_API_KEYS ? env.RUNLEDGER_API_KEYS.split(',').filter((k) => k.trim()).length : 0;
+    const admin = env.RUNLEDGER_ADMIN_KEY ? 'admin key set (RUNLEDGER_ADMIN_KEY)' : 'no admin key: /admin is closed (set RUNLEDGER_ADMIN_KEY)';
+    out(`  Auth         on: ${tenants} tenant key(s) (RUNLEDGER_API_KEYS), ${admin}`);
+  }
+}
+
 /** The project's own graphs (`runledger dev` beside a langgraph.json), checked before anything starts. */
 function projectGraphs(): LangGraphProject | undefined {
   const configPath = findLangGraphConfig(process.env.RUNLEDGER_CONFIG, root);
@@ -174,14 +204,15 @@ async function main(): Promise<void> {
     apiUrl,
   });
 
-  if (project) return serveProject(project);
-  out(`\n${paint.bold('Demo')}: a ${paint.cyan('vacation')} agent books a flight, a hotel and a car in parallel, each through the effects ledger.`);
-  const t0 = Date.now();
   // With authentication on, the demo calls the API as the operator, or else as the first tenant.
   const firstKey = env.RUNLEDGER_API_KEYS?.split(',')[0]?.split(':').slice(1).join(':').trim();
+  const apiKey = env.RUNLEDGER_ADMIN_KEY ?? (firstKey || undefined);
+  if (project) return serveProject(project, apiKey);
+  out(`\n${paint.bold('Demo')}: a ${paint.cyan('vacation')} agent books a flight, a hotel and a car in parallel, each through the effects ledger.`);
+  const t0 = Date.now();
   const job = await runDemo({
     baseUrl: apiUrl,
-    apiKey: env.RUNLEDGER_ADMIN_KEY ?? (firstKey || undefined),
+    apiKey,
     write: (t) => process.stdout.write(t),
     paint,
     bar: process.stdout.isTTY === true,
@@ -200,6 +231,7 @@ async function main(): Promise<void> {
   out(`  Bull Board   ${apiUrl}/admin/queues`);
   out(`  Dashboard    ${apiUrl}/admin`);
   out(`  Logs         ${shown(logDir)}/*.log`);
+  await servingLines(apiKey);
   out(
     `Try: npx runledger jobs  ·  npx runledger submit vacation --input '{"delays":{"car":8000}}'  ·  kill -9 a worker (pids ${stack.workerPids().join(', ')}) and npx runledger watch <id>`,
   );
@@ -207,11 +239,12 @@ async function main(): Promise<void> {
 }
 
 /** `runledger dev` in a project: its graphs instead of the demo. */
-function serveProject(project: LangGraphProject): void {
+async function serveProject(project: LangGraphProject, apiKey: string | undefined): Promise<void> {
   out(`\n${paint.bold('Runledger is running')} your graphs from ${shown(project.configPath)}: ${project.graphs.map((g) => paint.cyan(g.id)).join(', ')}`);
   out(`  API          ${apiUrl}   (POST /v1/jobs {"graph":"${project.graphs[0]?.id ?? '<id>'}","input":{…}})`);
   out(`  Dashboard    ${apiUrl}/admin`);
   out(`  Logs         ${shown(logDir)}/*.log`);
+  await servingLines(apiKey);
   out(paint.dim('Ctrl-C stops everything (a second Ctrl-C kills at once).'));
 }
 

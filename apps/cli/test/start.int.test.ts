@@ -39,7 +39,8 @@ describe('npm start', () => {
     chmodSync(home, 0o755); // as root, PostgreSQL runs as the postgres user, which must reach its data dir
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, RUNLEDGER_HOME: home, PORT: String(port), NO_COLOR: '1' };
-    for (const name of ['DATABASE_URL', 'REDIS_URL', 'QUEUE_BACKEND', 'DB_SCHEMA', 'QUEUE_PREFIX']) delete env[name];
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'QUEUE_BACKEND', 'DB_SCHEMA', 'QUEUE_PREFIX', 'RUNLEDGER_API_KEYS', 'RUNLEDGER_ADMIN_KEY'])
+      delete env[name];
 
     const start = spawnProcess('apps/cli/src/start.ts', env);
     const t0 = Date.now();
@@ -50,6 +51,12 @@ describe('npm start', () => {
     expect(out).toMatch(/✓ database\s+embedded PostgreSQL on port \d+/);
     expect(out).toContain('BullMQ on PostgreSQL');
     expect(out).toContain(`Bull Board   http://127.0.0.1:${port}/admin/queues`);
+    // The banner lists what the producer serves and says that nothing checks keys, and how to change that.
+    await waitFor('the banner', async () => start.output().includes('Ctrl-C stops everything'), 30_000, 200);
+    const banner = start.output();
+    expect(banner).toMatch(/ {2}Graphs {7}echo, vacation, approval\b/);
+    expect(banner).toContain(`Auth         off: anyone who reaches http://127.0.0.1:${port} may submit jobs and open /admin.`);
+    expect(banner).toContain('Turn it on: RUNLEDGER_API_KEYS=tenant:key (API) and RUNLEDGER_ADMIN_KEY=key (/admin, /metrics).');
 
     // What the demo printed is what the API holds: one vacation job, completed, three bookings.
     const jobId = /job ([0-9a-f-]{36}) submitted/.exec(out)?.[1];

@@ -39,7 +39,7 @@ function watchQueueErrors(app: FastifyInstance, queue: AppOptions['queue']): voi
 
 /**
  * Builds the producer's HTTP app: the /v1 API, /healthz, /readyz, /openapi.json with a UI at
- * /docs, and Bull Board at /admin/queues. Nothing listens yet (call `listen` or `inject`);
+ * /docs, the dashboard at /admin, Bull Board at /admin/queues and `/` redirecting to one of them. Nothing listens yet (call `listen` or `inject`);
  * closing the app leaves the ledger pool and the queue to the caller.
  */
 export function buildApp(options: AppOptions & SecuredAppOptions & ObservabilityOptions): FastifyInstance {
@@ -119,5 +119,12 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(bullBoard, { queue: options.queue, ledgerJobUrl: options.ledgerJobUrl ?? ((id) => `/admin/jobs/${encodeURIComponent(id)}`) });
   watchQueueErrors(app, options.queue);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The root leads somewhere: a browser to the dashboard when it can open it (auth off, or an
+  // admin key configured; /admin then asks for the key), everything else to the API docs.
+  const dashboardReachable = Boolean(options.security?.adminKey) || !options.security?.apiKeys?.length;
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const browser = (request.headers.accept ?? '').includes('text/html');
+    return reply.redirect(browser && dashboardReachable ? '/admin' : '/docs', 302);
+  });
   return app;
 }

@@ -61,6 +61,15 @@ describe('OpenAPI document and its UI', () => {
     expect(r.headers['content-type']).toContain('text/html');
   });
 
+  it('GET / sends an API client to /docs and a browser to the dashboard (auth off: /admin is open)', async () => {
+    const api = await h.app.inject({ method: 'GET', url: '/' });
+    expect(api.statusCode).toBe(302);
+    expect(api.headers.location).toBe('/docs');
+    const browser = await h.app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(browser.statusCode).toBe(302);
+    expect(browser.headers.location).toBe('/admin');
+  });
+
   it('leaves /admin itself to the ledger dashboard', async () => {
     const r = await h.app.inject({ method: 'GET', url: '/admin' });
     expect(r.statusCode).toBe(200);

@@ -84,11 +84,23 @@ describe('admin routes', () => {
     expect(r.headers.location).toBe('/admin/login');
   });
 
-  it('denies /admin to every key when no admin key is configured', async () => {
+  it('GET / needs no key: a browser goes to /admin (which asks for the key), an API client to /docs', async () => {
+    const browser = await h.app.inject({ url: '/', headers: { accept: 'text/html,application/xhtml+xml' } });
+    expect(browser.statusCode).toBe(302);
+    expect(browser.headers.location).toBe('/admin');
+    const api = await h.app.inject({ url: '/', headers: { accept: 'application/json' } });
+    expect(api.statusCode).toBe(302);
+    expect(api.headers.location).toBe('/docs');
+  });
+
+  it('denies /admin to every key when no admin key is configured, and sends a browser at / to /docs', async () => {
     const tenantsOnly = await startSecuredApp('security_no_admin', { security: { apiKeys: TWO_TENANTS.apiKeys } });
     try {
       expect((await tenantsOnly.as(KEYS.acme, { url: '/admin/queues' })).statusCode).toBe(403);
       expect((await tenantsOnly.as(KEYS.admin, { url: '/admin/queues' })).statusCode).toBe(401);
+      const browser = await tenantsOnly.app.inject({ url: '/', headers: { accept: 'text/html' } });
+      expect(browser.statusCode).toBe(302);
+      expect(browser.headers.location).toBe('/docs');
     } finally {
       await tenantsOnly.close();
     }
@@ -96,6 +108,19 @@ describe('admin routes', () => {
 });
 
 describe('browser login', () => {
+  it("names RUNLEDGER_ADMIN_KEY on the form and wears the dashboard's stylesheet, which loads without a session", async () => {
+    const page = await h.app.inject({ url: '/admin/login' });
+    expect(page.body).toContain('<code>RUNLEDGER_ADMIN_KEY</code>');
+    const href = /<link rel="stylesheet" href="([^"]+)">/.exec(page.body)?.[1];
+    expect(href).toBe('/admin/static/dashboard.css');
+    const css = await h.app.inject({ url: href as string });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toContain('text/css');
+    expect(css.body).toContain('.action');
+    // Only the dashboard's static files are public; the pages around them are not.
+    expect((await h.app.inject({ url: '/admin/static-ish' })).statusCode).toBe(401);
+  });
+
   it('sets an HttpOnly, SameSite=Strict, expiring session cookie for the admin key, which opens Bull Board', async () => {
     const { session } = await signIn();
     expect(session.header).toMatch(/; HttpOnly/);

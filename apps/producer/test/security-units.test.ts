@@ -51,6 +51,8 @@ describe('route access', () => {
     ['/healthz', '/healthz', 'public'],
     ['/docs/static/*', '/docs/static/x.js', 'public'],
     ['/admin/login', '/admin/login', 'public'],
+    ['/admin/static/:name', '/admin/static/dashboard.css', 'public'],
+    [undefined, '/admin/static/nothing-here', 'admin'],
     ['/admin', '/admin', 'admin'],
     ['/admin/queues/api/queues', '/admin/queues/api/queues', 'admin'],
     ['/metrics', '/metrics', 'admin'],

@@ -5,7 +5,10 @@ export type Access = 'public' | 'tenant' | 'admin';
 export const LOGIN_PATH = '/admin/login';
 export const LOGOUT_PATH = '/admin/logout';
 
-const PUBLIC_ROUTES = new Set(['/healthz', '/readyz', '/openapi.json', '/docs', LOGIN_PATH, LOGOUT_PATH]);
+/** The dashboard's stylesheet and scripts: the login page uses the stylesheet before anyone signs in. */
+const DASHBOARD_STATIC = '/admin/static/:name';
+
+const PUBLIC_ROUTES = new Set(['/', '/healthz', '/readyz', '/openapi.json', '/docs', LOGIN_PATH, LOGOUT_PATH, DASHBOARD_STATIC]);
 
 const isAdminRoute = (path: string) => path === '/metrics' || path === '/admin' || path.startsWith('/admin/');
 

@@ -24,13 +24,19 @@ export function parseFormBody(_request: FastifyRequest, body: string | Buffer, d
   done(null, Object.fromEntries(new URLSearchParams(body.toString())));
 }
 
-function page(request: FastifyRequest, message?: string): string {
-  const note = message ? `<p role="alert">${message}</p>` : '';
+/** The stylesheet the dashboard uses; public (see access.ts) so this page can load it before sign-in. */
+export const DASHBOARD_STYLESHEET = '/admin/static/dashboard.css';
+
+function page(request: FastifyRequest, message?: string, kind: 'error' | 'notice' = 'error'): string {
+  const note = message ? `<p class="${kind}" role="alert">${message}</p>` : '';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Runledger admin sign-in</title></head>
-<body><main><h1>Runledger admin</h1>${note}
-<form method="post" action="${LOGIN_PATH}">${csrfField(request)}
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in · Runledger</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${DASHBOARD_STYLESHEET}"></head>
+<body><header><a class="brand" href="/admin">Runledger</a><nav><a href="/docs">API</a></nav></header>
+<main><h1>Sign in to the dashboard</h1>${note}
+<form class="action" method="post" action="${LOGIN_PATH}">${csrfField(request)}
 <label>Admin key <input type="password" name="key" autocomplete="current-password" required></label>
+<p class="muted">The value of <code>RUNLEDGER_ADMIN_KEY</code> in the producer's environment.</p>
 <button type="submit">Sign in</button></form></main></body></html>`;
 }
 
@@ -46,7 +52,8 @@ export async function loginRoutes(app: FastifyInstance, deps: LoginDeps): Promis
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, parseFormBody);
 
   app.get(LOGIN_PATH, { schema: { hide: true } }, async (request, reply) => {
-    if (!keys.enabled) return html(reply, 200, page(request, 'Authentication is off (RUNLEDGER_API_KEYS and RUNLEDGER_ADMIN_KEY unset): /admin is open.'));
+    if (!keys.enabled)
+      return html(reply, 200, page(request, 'Authentication is off (RUNLEDGER_API_KEYS and RUNLEDGER_ADMIN_KEY unset): /admin is open.', 'notice'));
     return html(reply, 200, page(request));
   });
 
