@@ -40,7 +40,11 @@ export async function runDemo(o: DemoOptions): Promise<Job | undefined> {
   const view = new LiveView({ write: o.write, paint: o.paint, bar: o.bar, expectedEffects: 3 });
   const end = Date.now() + (o.timeoutMs ?? 90_000);
   while (!o.cancelled() && Date.now() < end) {
-    const [job, events] = await Promise.all([client.get(admission.jobId), client.events(admission.jobId)]);
+    // The job first, then its events: a status and its event commit together, so events read
+    // after a settled status always hold that status's event (read together, the final line
+    // could be missing).
+    const job = await client.get(admission.jobId);
+    const events = await client.events(admission.jobId);
     view.update(httpSnapshot(job, events));
     if (SETTLED.has(job.status)) {
       view.end();

@@ -47,6 +47,8 @@ describe('npm start', () => {
     await waitFor('the demo job to complete', async () => start.output().includes('Demo job completed') || start.child.exitCode !== null, 150_000, 200);
     const out = start.output();
     expect(out, out).toContain('Demo job completed');
+    // The timeline ends with the job's own `completed` event, printed before the summary line.
+    expect(out).toMatch(/\+\d+\.\ds\s+completed\n\s+Demo job completed/);
     console.log(`[npm start] demo completed ${((Date.now() - t0) / 1000).toFixed(1)} s after launch`);
     expect(out).toMatch(/✓ database\s+embedded PostgreSQL on port \d+/);
     expect(out).toContain('BullMQ on PostgreSQL');
