@@ -5,7 +5,7 @@
 // plain node: `runledger dev` (on the test PostgreSQL) serves its langgraph.json, the backend
 // service's job completes, and a worker SIGKILLed while the booking tool waits on its provider
 // hands the run to the other worker, with the table booked once.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,24 +15,12 @@ import { afterAll, expect, inject, it } from 'vitest';
 import { createPool, freePort, Ledger } from '../packages/ledger/src/index';
 import { waitFor } from './support/db';
 import './support/provided';
+import { keepOutput, type Proc } from './support/stack';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '..');
 
-/** A child process with its output kept. */
-function started(child: ChildProcess) {
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
-}
-
-let dev: ReturnType<typeof started> | undefined;
+let dev: Proc | undefined;
 afterAll(async () => {
   if (dev && dev.child.exitCode === null) {
     dev.child.kill('SIGKILL');
@@ -88,7 +76,7 @@ it('installs the client alone, and the tarballs in a fresh project that type-che
     BOOKING_LATENCY_MS: '5000',
   };
   const bin = path.join(project, 'node_modules/@runledger/cli/dist/main.mjs');
-  dev = started(spawn(process.execPath, [bin, 'dev'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  dev = keepOutput(spawn(process.execPath, [bin, 'dev'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] }));
   const running = dev;
   await waitFor('runledger dev to serve the project', async () => running.output().includes('Runledger is running your graphs'), 90_000);
   const workersUp = Date.now();
@@ -97,7 +85,7 @@ it('installs the client alone, and the tarballs in a fresh project that type-che
   // The dev supervisor restarts a worker that ran 10 s or more; a quicker death stops the stack.
   await new Promise((r) => setTimeout(r, Math.max(0, 10_500 - (Date.now() - workersUp))));
 
-  const backend = started(
+  const backend = keepOutput(
     spawn(process.execPath, ['build/service.js', 'Book a table for 3 at Chez Ada'], {
       cwd: project,
       env: { PATH: process.env.PATH, RUNLEDGER_URL: `http://127.0.0.1:${port}` },

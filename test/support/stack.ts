@@ -38,10 +38,8 @@ export interface Proc {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Spawns `node [flags] --import tsx <entry>` (a path from the repository root) as a real process, capturing its output. */
-export function spawnProcess(entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Proc {
-  const args = [...nodeFlags, '--import', 'tsx', path.join(root, entry)];
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** A spawned child with its stdout and stderr kept, in the order they came. */
+export function keepOutput(child: ChildProcess): Proc {
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;
@@ -51,6 +49,12 @@ export function spawnProcess(entry: string, env: NodeJS.ProcessEnv, nodeFlags: s
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => out, exited, kill: (s) => child.kill(s) };
+}
+
+/** Spawns `node [flags] --import tsx <entry>` (a path from the repository root) as a real process, capturing its output. */
+export function spawnProcess(entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Proc {
+  const args = [...nodeFlags, '--import', 'tsx', path.join(root, entry)];
+  return keepOutput(spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 export function spawnWorker(env: NodeJS.ProcessEnv, workerId: string, extra: Record<string, string> = {}): Proc {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { freePort } from '@runledger/ledger';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test/support/db';
+import { keepOutput } from '../../../test/support/stack';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 
@@ -33,19 +34,9 @@ function cloneOfThisCheckout(): string {
   return dir;
 }
 
-/** Runs `node --import tsx <args>` in `cwd` until `done(output)` holds or it exits; returns output and child. */
-function run(cwd: string, args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => {
-    out += d;
-  });
-  child.stderr.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { child, output: () => out, exited };
-}
+/** Runs `node --import tsx <args>` in `cwd`, its output kept. */
+const run = (cwd: string, args: string[], env: NodeJS.ProcessEnv) =>
+  keepOutput(spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 
 describe.runIf(process.getuid?.() === 0)('npm start in a second clone, after the first clone is deleted (root)', () => {
   const scratch: string[] = [];
