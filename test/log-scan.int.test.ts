@@ -4,11 +4,11 @@
 // and malformed bodies, keys sent in every place a client might put them), then scans everything
 // both processes wrote for those strings.
 import { randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../packages/ledger/src/index';
 import { type TestDb, testDb, waitFor } from './support/db';
 import './support/provided';
+import { rawExchange } from './support/raw-http';
 import { type Proc, queueConfigFor, spawnProcess, spawnWorker, stackEnv } from './support/stack';
 
 const tag = () => randomBytes(8).toString('hex');
@@ -47,18 +47,7 @@ function withPassword(url: string): string {
 }
 
 /** Sends `text` as a raw request (fetch refuses URLs with credentials) and waits for the connection to close. */
-function rawRequest(text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(new URL(base).port), '127.0.0.1');
-    let out = '';
-    socket.on('connect', () => socket.write(text));
-    socket.on('data', (d) => {
-      out += d;
-    });
-    socket.on('close', () => resolve(out));
-    socket.on('error', reject);
-  });
-}
+const rawRequest = (text: string) => rawExchange(Number(new URL(base).port), text);
 
 /** Requests that carry keys everywhere but in Authorization: Bearer (query, other headers, cookies, URL credentials). */
 async function sendKeysEveryWay(jobId: string): Promise<void> {

@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawExchange } from '../../../test/support/raw-http';
 import { MAX_JSON_DEPTH } from '../src/json-body';
 import { SECURITY_HEADERS } from '../src/security';
 import { KEYS, type SecuredHarness, startSecuredApp, TWO_TENANTS } from './security-harness';
@@ -91,21 +91,6 @@ describe('bad input answers 4xx, not 500, and writes nothing', () => {
   });
 });
 
-/** Writes `text` on a fresh connection and returns everything the server sent before closing it. */
-function rawExchange(text: string, timeoutMs = 10_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let out = '';
-    socket.on('connect', () => socket.write(text));
-    socket.on('data', (d) => {
-      out += d;
-    });
-    socket.on('close', () => resolve(out));
-    socket.on('error', reject);
-    setTimeout(() => reject(new Error(`no close within ${timeoutMs} ms; got: ${out.slice(0, 300)}`)), timeoutMs).unref();
-  });
-}
-
 /** The responses of a raw exchange, each with its status, lower-cased headers and body. */
 function parseResponses(raw: string) {
   const out: Array<{ status: number; headers: Record<string, string>; body: string }> = [];
@@ -132,7 +117,7 @@ describe('errors raised before routing answer in the API shape, with the securit
   ];
 
   it.each(cases)('%s', async (_name, request, status, code) => {
-    const [answer, ...more] = parseResponses(await rawExchange(request));
+    const [answer, ...more] = parseResponses(await rawExchange(port, request));
     expect(answer, 'an HTTP answer').toBeDefined();
     expect(answer?.status).toBe(status);
     expectApiError(answer?.headers ?? {}, answer?.body ?? '{}', code);
@@ -142,7 +127,7 @@ describe('errors raised before routing answer in the API shape, with the securit
   it('a short Content-Length: the leftover bytes answer 400 bad_request in the API shape, and nothing is written', async () => {
     const before = await ledgerRows();
     const body = '{}{"graph":"echo","input":{}}';
-    const raw = await rawExchange(`POST /v1/jobs HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n${body}`);
+    const raw = await rawExchange(port, `POST /v1/jobs HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n${body}`);
     // The parser fails on the leftover bytes before the first request is answered; the connection closes with that answer.
     const [answer, ...more] = parseResponses(raw);
     expect(answer?.status).toBe(400);
