@@ -84,6 +84,10 @@ export function copyName(packages: Package[]): string {
 
 type Entry = [rel: string, kind: 'file', size: number] | [rel: string, kind: 'link', target: string];
 
+/** True when the link at `rel` under `root`, pointing at `target`, leads out of `root`. */
+const leadsOutside = (root: string, rel: string, target: string) =>
+  path.relative(root, path.resolve(path.dirname(path.join(root, rel)), target)).startsWith('..');
+
 /** Every regular file (with its size) and symbolic link (with its target) under `dir`. */
 function inventory(dir: string): Entry[] {
   const entries: Entry[] = [];
@@ -112,8 +116,7 @@ export function copyDefect(home: string): string | undefined {
       if (kind === 'file' && (!st.isFile() || st.size !== detail)) return `${rel} changed`;
       if (kind === 'link') {
         if (!st.isSymbolicLink() || readlinkSync(at) !== detail) return `${rel} changed`;
-        const target = path.resolve(path.dirname(at), readlinkSync(at));
-        if (path.relative(home, target).startsWith('..')) return `${rel} points outside the copy`;
+        if (leadsOutside(home, rel, detail)) return `${rel} points outside the copy`;
         statSync(at); // throws on a dangling link
       }
     } catch {
@@ -141,9 +144,7 @@ export function ensureCopy(home: string, modules: string, packages: Package[]): 
     cpSync(realpathSync(path.join(modules, rel)), to, { recursive: true, verbatimSymlinks: true, dereference: false });
   }
   const entries = inventory(staging);
-  const escaping = entries.find(
-    ([rel, kind, target]) => kind === 'link' && path.relative(staging, path.resolve(path.dirname(path.join(staging, rel)), target)).startsWith('..'),
-  );
+  const escaping = entries.find(([rel, kind, target]) => kind === 'link' && leadsOutside(staging, rel, target));
   if (escaping) {
     rmSync(staging, { recursive: true, force: true });
     throw new Error(`embedded PostgreSQL copy: ${escaping[0]} links outside the copy (${escaping[2]})`);
