@@ -51,8 +51,10 @@ export const WorkerEnv = z
      * credentials. Set 0.0.0.0 for a Prometheus on another host (the container and k8s set-ups do).
      */
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-    /** Retention: prune checkpoints and events of threads whose every job finished more than this many days ago. Unset = off. */
+    /** Retention: drop days of job events older than this many days and prune the checkpoints of threads whose every job finished before then. Unset = off. */
     RETENTION_DAYS: z.coerce.number().positive().optional(),
+    /** What retention keeps of a pruned thread's LangGraph checkpoints: none, the latest (state stays readable) or all. Default none. */
+    RETENTION_CHECKPOINTS: z.enum(['none', 'last', 'all']).default('none'),
     /** Time between retention passes. Default one hour. */
     RETENTION_INTERVAL_MS: int(3_600_000, 1_000),
     /** OTLP/HTTP collector for traces (e.g. http://collector:4318); setting it turns tracing on. */

@@ -114,6 +114,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
         : false,
     retentionDays: env.RETENTION_DAYS,
     retentionIntervalMs: env.RETENTION_INTERVAL_MS,
+    retentionCheckpoints: env.RETENTION_CHECKPOINTS,
   });
   const worker = new RunledgerWorker({
     ledger,

@@ -1,8 +1,10 @@
-import { type Ledger, pruneFinishedThreads, type RetentionReport, RunStreamLog } from '@runledger/ledger';
+import { type CheckpointRetention, type Ledger, pruneFinishedThreads, type RetentionReport, RunStreamLog } from '@runledger/ledger';
 
 export interface RetentionTaskOptions {
-  /** RETENTION_DAYS: prune threads whose every job is terminal and older than this. */
+  /** RETENTION_DAYS: drop job events older than this; prune threads whose every job is terminal and older than this. */
   olderThanDays: number;
+  /** RETENTION_CHECKPOINTS: what stays of a pruned thread's checkpoints. Default 'none'. */
+  checkpoints?: CheckpointRetention;
   /** Time between passes. Default one hour. */
   intervalMs?: number;
   onReport?: (report: RetentionReport) => void;
@@ -35,10 +37,10 @@ export class RetentionTask {
 
   /** One pass now (overlapping calls share it); undefined when it failed (reported to onError). */
   runOnce(): Promise<RetentionReport | undefined> {
-    const { olderThanDays } = this.options;
+    const { olderThanDays, checkpoints } = this.options;
     // The stream logs of runs that ended before the same cutoff go too (the LangGraph API's replay buffer).
     const streamLog = new RunStreamLog(this.ledger.pool);
-    this.running ??= pruneFinishedThreads(this.ledger.pool, { olderThanDays })
+    this.running ??= pruneFinishedThreads(this.ledger.pool, { olderThanDays, checkpoints })
       .then(async (report) => {
         await streamLog.expire(olderThanDays * 86_400_000);
         return report;

@@ -1,5 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
-import type { Ledger } from '@runledger/ledger';
+import type { CheckpointRetention, Ledger } from '@runledger/ledger';
 import type { GraphRegistry } from '@runledger/runtime';
 import type { Tracing } from '@runledger/telemetry';
 import type { DeliveryOutcome } from './execute';
@@ -23,6 +23,8 @@ export interface ObservabilityOptions {
   /** RETENTION_DAYS; undefined = retention off. */
   retentionDays?: number;
   retentionIntervalMs?: number;
+  /** RETENTION_CHECKPOINTS; default 'none'. */
+  retentionCheckpoints?: CheckpointRetention;
 }
 
 /** Everything a worker process reports about itself: metrics, traces, log context, retention. */
@@ -58,9 +60,10 @@ export async function createObservability(o: ObservabilityOptions): Promise<Obse
       : new RetentionTask(o.ledger, {
           olderThanDays: o.retentionDays,
           intervalMs: o.retentionIntervalMs,
+          checkpoints: o.retentionCheckpoints,
           onReport: (report) => {
             metrics.observeRetention(report);
-            if (report.threads > 0) o.log('info', 'retention pass', { ...report });
+            if (report.threads > 0 || report.eventPartitions > 0) o.log('info', 'retention pass', { ...report });
           },
           onError: (err) => o.log('warn', 'retention pass failed', { error: (err as Error).message }),
         });

@@ -238,9 +238,21 @@ export class Ledger extends AdmissionLedger {
     });
   }
 
-  /** Expired leases → recovery_required; lists jobs with no recent delivery. Safe with many callers. */
+  /** When this process last made sure the coming days' job_events partitions exist (0 = never). */
+  private partitionsCheckedAt = 0;
+
+  /**
+   * Expired leases → recovery_required; lists jobs with no recent delivery. Also folds the
+   * per-status counter rows (so counting stays cheap) and, hourly, creates the coming week's
+   * job_events partitions. Safe with many callers.
+   */
   async sweep(options: { graceMs?: number; limit?: number } = {}): Promise<SweepResult> {
     const limit = options.limit ?? 500;
+    await this.q('fold_ledger_counts', []);
+    if (Date.now() - this.partitionsCheckedAt > 3_600_000) {
+      await this.q('ensure_job_event_partitions', [0, 7]);
+      this.partitionsCheckedAt = Date.now();
+    }
     const expired = (await this.q('expire_leases', [limit])).rows.map((r) => r.job_id as string);
     const undelivered = (await this.q('list_undelivered', [options.graceMs ?? 5_000, limit])).rows.map((r) => ({
       jobId: r.job_id as string,

@@ -3,6 +3,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { checkSchemaName, createPool } from './db';
 import { LedgerError } from './errors';
+import { sql } from './sql';
 
 const migrationsDir = new URL('../migrations/', import.meta.url);
 
@@ -12,16 +13,49 @@ export interface MigrateOptions {
   log?: (line: string) => void;
 }
 
-/** The numbered migrations shipped with this package, in order. */
-export function listMigrations(): Array<{ version: number; name: string; text: string }> {
+/**
+ * Below this line of a migration: statements that cannot run in a transaction (CREATE INDEX
+ * CONCURRENTLY), one per `;` line end, each idempotent (IF NOT EXISTS). migrate() runs them after
+ * the commit on every call, so a build a crash interrupted is finished by the next call.
+ */
+const AFTER_COMMIT = '-- runledger:after-commit';
+
+/** The numbered migrations shipped with this package, in order; `afterCommit` as described at AFTER_COMMIT. */
+export function listMigrations(): Array<{ version: number; name: string; text: string; afterCommit: string[] }> {
   return readdirSync(migrationsDir)
     .filter((f) => /^\d{4}_.+\.sql$/.test(f))
     .sort()
-    .map((f) => ({ version: Number(f.slice(0, 4)), name: f, text: readFileSync(new URL(f, migrationsDir), 'utf8') }));
+    .map((f) => {
+      const [text = '', after = ''] = readFileSync(new URL(f, migrationsDir), 'utf8').split(AFTER_COMMIT);
+      const afterCommit = after
+        .split(/;\s*\n/)
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      return { version: Number(f.slice(0, 4)), name: f, text, afterCommit };
+    });
+}
+
+/** Runs the after-commit statements of every applied migration; an index a failed build left INVALID is dropped and built again. */
+async function runAfterCommit(client: pg.Client, schema: string): Promise<void> {
+  for (const m of listMigrations()) {
+    for (const statement of m.afterCommit) {
+      const index = /CREATE INDEX CONCURRENTLY IF NOT EXISTS (\w+)/.exec(statement)?.[1];
+      if (index) {
+        const invalid = await client.query(
+          'SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1 AND c.relnamespace = $2::regnamespace AND NOT i.indisvalid',
+          [index, schema],
+        );
+        if (invalid.rowCount) await client.query(`DROP INDEX CONCURRENTLY ${index}`);
+      }
+      await client.query(statement);
+    }
+  }
 }
 
 /**
- * Applies pending migrations in one transaction, then LangGraph's checkpoint tables, all under
+ * Applies pending migrations in one transaction, then outside it seeds the per-status counts
+ * of rows that predate their triggers (once) and runs the after-commit statements (concurrent
+ * index builds), then LangGraph's checkpoint tables, all under
  * one advisory lock so any number of processes may call it at once. Returns the versions applied.
  */
 export async function migrate(options: MigrateOptions): Promise<number[]> {
@@ -48,6 +82,10 @@ export async function migrate(options: MigrateOptions): Promise<number[]> {
       log(`applied ${m.name}`);
     }
     await client.query('COMMIT');
+    // Outside the transaction, so jobs stays unlocked while it counts (seed_ledger_counts.sql).
+    await client.query(`SET search_path TO ${schema}`);
+    await client.query(sql('seed_ledger_counts'));
+    await runAfterCommit(client, schema);
     // PostgresSaver.setup() takes no lock of its own; the advisory lock above serialises it.
     const pool = createPool({ connectionString: options.connectionString, schema, max: 1 });
     try {

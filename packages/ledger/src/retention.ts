@@ -2,55 +2,85 @@ import type pg from 'pg';
 import { wrapDbError } from './db';
 import { sql } from './sql';
 
+/** What retention leaves of a finished thread's LangGraph checkpoints: none, the latest one (state stays readable), or all. */
+export type CheckpointRetention = 'none' | 'last' | 'all';
+
 export interface RetentionOptions {
-  /** Prune threads whose every job is terminal and finished more than this many days ago (> 0; fractions allowed). */
+  /** Age in days (> 0; fractions allowed) after which finished threads are pruned and whole days of job events are dropped. */
   olderThanDays: number;
+  /** What stays of a pruned thread's checkpoints. Default 'none'. */
+  checkpoints?: CheckpointRetention;
   /** Candidate jobs examined per statement. Default 500. */
   batchSize?: number;
   /** Statements per call, so one call stays short. Default 100. */
   maxBatches?: number;
+  /** Longest wait for the lock that dropping a job_events partition takes (ms). Default 2000. */
+  lockWaitMs?: number;
 }
 
-/** What one retention pass removed. Job rows are never removed, only marked pruned. */
+/** What one retention pass removed. Job rows and effects are never removed; jobs are marked pruned. */
 export interface RetentionReport {
   threads: number;
-  /** Jobs whose history was removed (now marked `pruned_at`). */
+  /** Jobs whose threads were pruned (now marked `pruned_at`). */
   jobs: number;
   checkpoints: number;
   checkpointBlobs: number;
   checkpointWrites: number;
+  /** Day partitions of job_events dropped. */
+  eventPartitions: number;
+  /** Events in them (PostgreSQL's estimate: counting would read what is thrown away). */
   jobEvents: number;
-  /** False when another process was pruning at the same time (this call then removed nothing more). */
+  /** False when another process was pruning threads at the same time (this call then removed no checkpoints). */
   complete: boolean;
 }
 
+const num = (row: Record<string, unknown> | undefined, key: string) => Number(row?.[key] ?? 0);
+
 /**
- * Retention for the tables LangGraph's saver never prunes: removes the checkpoints,
- * checkpoint blobs, checkpoint writes and job events of threads whose every job is terminal
- * and finished more than `olderThanDays` ago, in batches, and reports what it removed. Job rows
- * (the permanent idempotency receipts) and effects stay; a thread with any unfinished or recent
- * job is never touched. Safe to call from many processes: one prunes at a time. Throws
- * RangeError for a non-positive age, LedgerError DATABASE_UNAVAILABLE when PostgreSQL is unreachable.
+ * Retention at any ledger size: drops the day partitions of job_events older than
+ * `olderThanDays` (no row deletes), creates the coming days' partitions, and prunes the LangGraph
+ * checkpoints (checkpoints, blobs, pending writes) of threads whose every job is terminal and
+ * finished more than `olderThanDays` ago, as `checkpoints` says, in batches; reports what it
+ * removed. Job rows (the permanent idempotency receipts) and effects (the proof a provider was
+ * called, which a replay's idempotency key relies on) stay; a thread with any unfinished or
+ * recent job keeps its checkpoints. Safe to call from many processes: one prunes at a time.
+ * Throws RangeError for a non-positive age, LedgerError DATABASE_UNAVAILABLE when PostgreSQL is
+ * unreachable (or the partition lock was not had within `lockWaitMs`: the next pass retries).
  */
 export async function pruneFinishedThreads(pool: pg.Pool, options: RetentionOptions): Promise<RetentionReport> {
   if (!(options.olderThanDays > 0)) throw new RangeError(`olderThanDays must be a positive number of days, got ${options.olderThanDays}.`);
-  const batchSize = options.batchSize ?? 500;
-  const report: RetentionReport = { threads: 0, jobs: 0, checkpoints: 0, checkpointBlobs: 0, checkpointWrites: 0, jobEvents: 0, complete: false };
-  for (let batch = 0; batch < (options.maxBatches ?? 100); batch++) {
-    let row: Record<string, unknown> | undefined;
+  const keep = options.checkpoints ?? 'none';
+  if (!['none', 'last', 'all'].includes(keep)) throw new RangeError(`checkpoints must be none, last or all, got ${keep}.`);
+  const q = async (name: string, values: unknown[]) => {
     try {
-      row = (await pool.query(sql('prune_finished_threads'), [options.olderThanDays, batchSize])).rows[0];
+      return (await pool.query(sql(name), values)).rows[0] as Record<string, unknown> | undefined;
     } catch (err) {
       throw wrapDbError(err);
     }
+  };
+  await q('ensure_job_event_partitions', [0, 7]);
+  const dropped = await q('drop_job_event_partitions', [options.olderThanDays, options.lockWaitMs ?? 2_000]);
+  const report: RetentionReport = {
+    threads: 0,
+    jobs: 0,
+    checkpoints: 0,
+    checkpointBlobs: 0,
+    checkpointWrites: 0,
+    eventPartitions: num(dropped, 'partitions'),
+    jobEvents: num(dropped, 'estimated_rows'),
+    complete: keep === 'all',
+  };
+  if (keep === 'all') return report;
+  const batchSize = options.batchSize ?? 500;
+  for (let batch = 0; batch < (options.maxBatches ?? 100); batch++) {
+    const row = await q('prune_finished_threads', [options.olderThanDays, batchSize, keep]);
     if (!row?.locked) return report;
-    report.threads += Number(row.threads);
-    report.jobs += Number(row.jobs);
-    report.checkpoints += Number(row.checkpoints);
-    report.checkpointBlobs += Number(row.checkpoint_blobs);
-    report.checkpointWrites += Number(row.checkpoint_writes);
-    report.jobEvents += Number(row.job_events);
-    if (Number(row.threads) === 0) {
+    report.threads += num(row, 'threads');
+    report.jobs += num(row, 'jobs');
+    report.checkpoints += num(row, 'checkpoints');
+    report.checkpointBlobs += num(row, 'checkpoint_blobs');
+    report.checkpointWrites += num(row, 'checkpoint_writes');
+    if (num(row, 'threads') === 0) {
       report.complete = true;
       return report;
     }

@@ -1,5 +1,7 @@
-// Retention: pruneFinishedThreads removes checkpoints, blobs, writes and events only of threads
-// whose every job is terminal and older than the cutoff, keeps every job row, and reports counts.
+// Retention: pruneFinishedThreads removes checkpoints, blobs and writes (all, or all but the latest
+// checkpoint) only of threads whose every job is terminal and older than the cutoff, keeps every
+// job row, effect and event (events leave by day partitions: scale-migration.int.test.ts), and
+// reports counts.
 import { Annotation, START, StateGraph } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,10 +69,11 @@ describe('pruneFinishedThreads', () => {
       checkpoints: before.checkpoints,
       checkpointBlobs: before.blobs,
       checkpointWrites: before.writes,
-      jobEvents: before.events,
+      eventPartitions: 0,
+      jobEvents: 0,
       complete: true,
     });
-    expect(await counts('t-old')).toEqual({ checkpoints: 0, blobs: 0, writes: 0, events: 0, jobs: 3 });
+    expect(await counts('t-old')).toEqual({ checkpoints: 0, blobs: 0, writes: 0, events: before.events, jobs: 3 });
     expect(await Promise.all(old.map(async (id) => (await db.ledger.get(id)).status))).toEqual(['completed', 'failed', 'cancelled']);
     const pruned = await db.ledger.pool.query('SELECT count(*) FROM jobs WHERE thread_id = $1 AND pruned_at IS NOT NULL', ['t-old']);
     expect(Number(pruned.rows[0].count)).toBe(3);
@@ -91,7 +94,39 @@ describe('pruneFinishedThreads', () => {
     expect(await counts(langGraphThreadId('globex', 't-both'))).toEqual(globex);
   });
 
+  it("with checkpoints 'last' keeps the latest checkpoint and what it refers to, so the thread's final state still reads", async () => {
+    await job('t-last', 'completed', 10);
+    await runGraph('t-last'); // a second turn: more checkpoints, blobs and writes
+    const graph = new StateGraph(State)
+      .addNode('a', (s) => ({ n: s.n + 1 }))
+      .addEdge(START, 'a')
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: 't-last' } };
+    const finalState = await graph.getState(config);
+    const before = await counts('t-last');
+    expect(before.checkpoints).toBeGreaterThan(1);
+
+    const report = await pruneFinishedThreads(db.ledger.pool, { olderThanDays: 7, checkpoints: 'last' });
+
+    expect(report).toMatchObject({ threads: 1, jobs: 1, checkpoints: before.checkpoints - 1, complete: true });
+    const after = await counts('t-last');
+    expect(after.checkpoints).toBe(1);
+    expect(after.blobs).toBeLessThan(before.blobs);
+    const kept = await graph.getState(config);
+    expect(kept.values).toEqual(finalState.values);
+    expect(kept.config.configurable?.checkpoint_id).toBe(finalState.config.configurable?.checkpoint_id);
+  });
+
+  it("with checkpoints 'all' removes no checkpoint and marks no job, and refuses an unknown policy", async () => {
+    await job('t-all', 'completed', 10);
+    const before = await counts('t-all');
+    expect(await pruneFinishedThreads(db.ledger.pool, { olderThanDays: 7, checkpoints: 'all' })).toMatchObject({ threads: 0, checkpoints: 0 });
+    expect(await counts('t-all')).toEqual(before);
+    await expect(pruneFinishedThreads(db.ledger.pool, { olderThanDays: 7, checkpoints: 'some' as 'all' })).rejects.toThrow(RangeError);
+  });
+
   it('removes nothing on a second pass and refuses a non-positive age', async () => {
+    await db.ledger.pool.query(`UPDATE jobs SET pruned_at = now() WHERE thread_id = 't-all'`);
     const again = await pruneFinishedThreads(db.ledger.pool, { olderThanDays: 7 });
     expect(again).toMatchObject({ threads: 0, jobs: 0, checkpoints: 0, jobEvents: 0, complete: true });
     await expect(pruneFinishedThreads(db.ledger.pool, { olderThanDays: 0 })).rejects.toThrow(RangeError);

@@ -32,11 +32,7 @@ WITH prev AS (
      AND (j.status IN ('accepted', 'recovery_required')
           OR (j.status IN ('starting', 'running') AND j.lease_expires_at < now()))
      AND (j.run_after IS NULL OR j.run_after <= now() OR j.status <> 'recovery_required')
-     AND NOT EXISTS (
-       SELECT 1 FROM jobs o
-        WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
-          AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
-               OR o.status IN ('starting', 'running')))
+     AND NOT EXISTS (SELECT 1 FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq))
   RETURNING j.*, prev.status AS previous_status, prev.recovery_reason AS previous_reason,
             (prev.status <> 'accepted' OR prev.pending_effects) AS claim_may_have_pending_effects,
             (j.graph = ANY ($4::text[]) AND j.first_checkpoint_at IS NULL AND j.attempt <= 1

@@ -5,8 +5,4 @@
 -- Returns: count.
 SELECT count(*)::bigint AS count FROM jobs j
  WHERE j.status IN ('accepted', 'recovery_required') AND ($1::text IS NULL OR j.tenant = $1)
-   AND EXISTS (
-     SELECT 1 FROM jobs o
-      WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
-        AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
-             OR o.status IN ('starting', 'running')));
+   AND EXISTS (SELECT 1 FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq));

@@ -4,9 +4,5 @@
 -- Returns: status, lease state, run_after and the blocking job of the thread (if any).
 SELECT j.status, j.run_after, (j.lease_expires_at > now()) AS lease_live,
        greatest(0, extract(epoch FROM (j.run_after - now())) * 1000)::bigint AS due_in_ms,
-       (SELECT o.job_id FROM jobs o
-         WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
-           AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
-                OR o.status IN ('starting', 'running'))
-         ORDER BY o.seq LIMIT 1) AS blocked_by
+       (SELECT job_id FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq)) AS blocked_by
   FROM jobs j WHERE j.job_id = $1;

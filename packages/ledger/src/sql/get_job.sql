@@ -4,10 +4,6 @@
 -- holding its thread (the claim rule of claim_lease.sql), else null.
 SELECT j.*,
        CASE WHEN j.status IN ('accepted', 'recovery_required') THEN
-         (SELECT o.job_id FROM jobs o
-           WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
-             AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
-                  OR o.status IN ('starting', 'running'))
-           ORDER BY o.seq LIMIT 1)
+         (SELECT job_id FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq))
        END AS blocked_by
   FROM jobs j WHERE j.job_id = $1 AND ($2::text IS NULL OR j.tenant = $2);

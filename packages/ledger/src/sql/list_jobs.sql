@@ -4,11 +4,7 @@
 -- Returns: job rows, each with blocked_by as in get_job.sql.
 SELECT j.*,
        CASE WHEN j.status IN ('accepted', 'recovery_required') THEN
-         (SELECT o.job_id FROM jobs o
-           WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
-             AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
-                  OR o.status IN ('starting', 'running'))
-           ORDER BY o.seq LIMIT 1)
+         (SELECT job_id FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq))
        END AS blocked_by
   FROM jobs j
  WHERE ($1::text IS NULL OR j.tenant = $1)

@@ -10,9 +10,5 @@
 SELECT job_id, deliveries, delivery_id, status, graph, tenant, thread_id, attempt FROM jobs j
  WHERE (status = 'accepted' OR (status = 'recovery_required' AND (run_after IS NULL OR run_after <= now())))
    AND coalesce(enqueued_at, accepted_at) < now() - make_interval(secs => $1::double precision / 1000)
-   AND NOT EXISTS (
-     SELECT 1 FROM jobs o
-      WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
-        AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
-             OR o.status IN ('starting', 'running')))
+   AND NOT EXISTS (SELECT 1 FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq))
  ORDER BY seq LIMIT $2;

@@ -1,13 +1,17 @@
 -- prune_finished_threads.sql
 -- Retention: for up to $2 threads (tenant, thread_id) whose every job is terminal and finished before
 -- now() - $1 days, removes the LangGraph checkpoints (checkpoints, checkpoint_blobs,
--- checkpoint_writes) and the jobs' timelines (job_events), and marks the jobs pruned. Job rows
--- and effects stay: a job row is the permanent idempotency receipt. A thread with any job that
+-- checkpoint_writes) — all of them ($3 = 'none'), or all but the latest checkpoint of each
+-- namespace with the blobs and pending writes it refers to ($3 = 'last') — and marks the jobs
+-- pruned. The timeline (job_events) leaves by whole day partitions instead
+-- (drop_job_event_partitions.sql). Job rows and effects stay: a job row is the permanent
+-- idempotency receipt, and an effect row is the proof its provider was called. A thread with any job that
 -- is not terminal, or finished more recently, is not touched. One statement, so the thread
 -- check and the deletes share one snapshot; concurrent callers are serialised by a transaction
 -- advisory lock (a caller that does not get it removes nothing and reports locked = false).
--- Params: $1 age in days (double precision), $2 most candidate jobs examined in this batch
--- Returns: one row: locked, threads, jobs, checkpoints, checkpoint_blobs, checkpoint_writes, job_events.
+-- Params: $1 age in days (double precision), $2 most candidate jobs examined in this batch,
+--         $3 checkpoints kept: 'none' | 'last'
+-- Returns: one row: locked, threads, jobs, checkpoints, checkpoint_blobs, checkpoint_writes.
 WITH lock AS (
   SELECT pg_try_advisory_xact_lock(hashtextextended('runledger.retention', 0)) AS ok
 ), cutoff AS (
@@ -25,14 +29,28 @@ WITH lock AS (
    LIMIT $2
 ), threads AS (
   SELECT DISTINCT tenant, thread_id, langgraph_thread_id(tenant, thread_id) AS checkpoint_thread FROM candidates
+), latest AS (
+  SELECT c.thread_id, c.checkpoint_ns, max(c.checkpoint_id) AS checkpoint_id
+    FROM checkpoints c JOIN threads t ON c.thread_id = t.checkpoint_thread
+   WHERE $3::text = 'last'
+   GROUP BY c.thread_id, c.checkpoint_ns
 ), cp AS (
-  DELETE FROM checkpoints c USING threads t WHERE c.thread_id = t.checkpoint_thread RETURNING 1
+  DELETE FROM checkpoints c USING threads t
+   WHERE c.thread_id = t.checkpoint_thread
+     AND NOT EXISTS (SELECT 1 FROM latest l WHERE l.thread_id = c.thread_id AND l.checkpoint_ns = c.checkpoint_ns AND l.checkpoint_id = c.checkpoint_id)
+  RETURNING 1
 ), bl AS (
-  DELETE FROM checkpoint_blobs b USING threads t WHERE b.thread_id = t.checkpoint_thread RETURNING 1
+  DELETE FROM checkpoint_blobs b USING threads t
+   WHERE b.thread_id = t.checkpoint_thread
+     AND NOT EXISTS (SELECT 1 FROM latest l JOIN checkpoints c USING (thread_id, checkpoint_ns, checkpoint_id)
+                      WHERE l.thread_id = b.thread_id AND l.checkpoint_ns = b.checkpoint_ns
+                        AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)
+  RETURNING 1
 ), wr AS (
-  DELETE FROM checkpoint_writes w USING threads t WHERE w.thread_id = t.checkpoint_thread RETURNING 1
-), ev AS (
-  DELETE FROM job_events e USING jobs j, threads t WHERE j.tenant = t.tenant AND j.thread_id = t.thread_id AND e.job_id = j.job_id RETURNING 1
+  DELETE FROM checkpoint_writes w USING threads t
+   WHERE w.thread_id = t.checkpoint_thread
+     AND NOT EXISTS (SELECT 1 FROM latest l WHERE l.thread_id = w.thread_id AND l.checkpoint_ns = w.checkpoint_ns AND l.checkpoint_id = w.checkpoint_id)
+  RETURNING 1
 ), marked AS (
   UPDATE jobs j SET pruned_at = now() FROM threads t WHERE j.tenant = t.tenant AND j.thread_id = t.thread_id RETURNING 1
 )
@@ -41,5 +59,4 @@ SELECT (SELECT ok FROM lock) AS locked,
        (SELECT count(*) FROM marked)::bigint AS jobs,
        (SELECT count(*) FROM cp)::bigint AS checkpoints,
        (SELECT count(*) FROM bl)::bigint AS checkpoint_blobs,
-       (SELECT count(*) FROM wr)::bigint AS checkpoint_writes,
-       (SELECT count(*) FROM ev)::bigint AS job_events;
+       (SELECT count(*) FROM wr)::bigint AS checkpoint_writes;

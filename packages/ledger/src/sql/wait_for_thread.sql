@@ -14,11 +14,7 @@ WITH j AS (
      FOR UPDATE
 ), b AS (
   SELECT j.*,
-         (SELECT o.job_id FROM jobs o
-           WHERE o.tenant = j.tenant AND o.thread_id = j.thread_id AND o.job_id <> j.job_id
-             AND ((o.seq < j.seq AND o.status NOT IN ('completed', 'failed', 'cancelled'))
-                  OR o.status IN ('starting', 'running'))
-           ORDER BY o.seq LIMIT 1) AS blocked_by
+         (SELECT job_id FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq)) AS blocked_by
     FROM j
 ), ev AS (
   INSERT INTO job_events (job_id, type, attempt, fencing_token, detail)
