@@ -161,9 +161,10 @@ describe('retention task', () => {
       expect(report!.checkpoints).toBeGreaterThan(0);
       const text = await w.scrape();
       expect(sample(text, 'runledger_retention_removed_total', 'table="checkpoints"')).toBe(report!.checkpoints);
-      expect(sample(text, 'runledger_retention_removed_total', 'table="job_events"')).toBe(report!.jobEvents);
       expect(await db.ledger.get(job.jobId)).toMatchObject({ status: 'completed', result: { done: 2 } });
-      expect(await db.ledger.events(job.jobId)).toEqual([]);
+      // Its events are today's: they leave with their day's partition, not with the thread.
+      expect(report!.jobEvents).toBe(0);
+      expect((await db.ledger.events(job.jobId)).length).toBeGreaterThan(0);
       await task.stop();
     } finally {
       await w.close();
