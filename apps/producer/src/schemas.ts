@@ -1,5 +1,6 @@
 import { ALL_STATUSES } from '@runledger/ledger';
 import { z } from 'zod';
+import { MAX_DELAY_MS, PRIORITY_RANGE, RUN_AT_PAST_TOLERANCE_MS } from './schedule';
 
 // Request and response shapes of the HTTP API. Routes validate requests with these (see
 // zod-compilers.ts) and /openapi.json is generated from them, so the two cannot drift apart.
@@ -31,6 +32,20 @@ export const SubmitBody = z
     metadata: z.record(z.string(), json).optional(),
     maxAttempts: z.number().int().min(1).max(100).optional().describe('Default 3'),
     timeoutMs: z.number().int().min(1).max(86_400_000).optional(),
+    runAt: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        `Do not run before this time (ISO 8601 with offset); at most ${RUN_AT_PAST_TOLERANCE_MS / 1000} s in the past (then it runs now) and 366 days ahead. The ledger holds it; not with delayMs`,
+      ),
+    delayMs: z.number().int().min(0).max(MAX_DELAY_MS).optional().describe('Do not run before this many ms from now; not with runAt'),
+    priority: z
+      .number()
+      .int()
+      .min(PRIORITY_RANGE.min)
+      .max(PRIORITY_RANGE.max)
+      .optional()
+      .describe('0 (default: none, served before any prioritized job) or 1–1000, lower runs first (BullMQ’s order)'),
   })
   .strict();
 export type SubmitBody = z.infer<typeof SubmitBody>;
@@ -100,6 +115,8 @@ export const JobView = z.object({
   error: json,
   interrupt: json,
   recoveryReason: z.string().nullable(),
+  runAfter: maybeTime.describe('Not claimed before this time: a delayed admission (runAt, delayMs) or a retry’s back-off'),
+  priority: z.number().describe('0 = none (served first), else lower runs first'),
   blockedBy: z
     .string()
     .nullable()

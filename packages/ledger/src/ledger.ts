@@ -56,7 +56,8 @@ export class Ledger extends AdmissionLedger {
     if (TERMINAL_STATUSES.includes(status)) return { ok: false, reason: 'terminal', status };
     if (status === 'interrupted' || status === 'manual_reconcile') return { ok: false, reason: 'parked', status };
     if (why.blocked_by) return { ok: false, reason: 'thread_busy', status, blockedBy: why.blocked_by };
-    if (status === 'recovery_required' && why.run_after) return { ok: false, reason: 'not_due', status, dueInMs: Number(why.due_in_ms) };
+    if ((status === 'recovery_required' || status === 'accepted') && why.run_after && Number(why.due_in_ms) > 0)
+      return { ok: false, reason: 'not_due', status, dueInMs: Number(why.due_in_ms) };
     return { ok: false, reason: 'lease_held', status };
   }
 
@@ -75,7 +76,7 @@ export class Ledger extends AdmissionLedger {
     const row = (await this.q('next_job_of_thread', [thread.tenant, thread.threadId])).rows[0];
     if (!row) return undefined;
     const label = { graph: row.graph as string, tenant: thread.tenant, threadId: row.thread_id as string, attempt: Number(row.attempt) };
-    return { jobId: row.job_id, deliveries: Number(row.deliveries), deliveryId: row.delivery_id ?? null, ...label };
+    return { jobId: row.job_id, deliveries: Number(row.deliveries), deliveryId: row.delivery_id ?? null, priority: Number(row.priority), ...label };
   }
 
   /** Jobs ready to run but for their thread, which another job holds. */
@@ -251,6 +252,7 @@ export class Ledger extends AdmissionLedger {
       tenant: r.tenant as string,
       threadId: r.thread_id as string,
       attempt: Number(r.attempt),
+      priority: Number(r.priority),
     }));
     return { expired, undelivered };
   }
