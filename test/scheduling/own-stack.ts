@@ -14,18 +14,15 @@ export async function ownRedis(port: number): Promise<{ url: string; flushAll():
   });
   const exited = new Promise((resolve) => child.on('exit', resolve));
   const url = `redis://127.0.0.1:${port}`;
-  const admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  admin.on('error', () => {});
-  await waitFor(
-    `redis-server on :${port}`,
-    () =>
-      admin.connect().then(
-        () => true,
-        () => false,
-      ),
-    10_000,
-    100,
-  );
+  const connect = async () => {
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+    client.on('error', () => {});
+    return client.connect().then(
+      () => client,
+      () => (client.disconnect(), undefined),
+    );
+  };
+  const admin = await waitFor(`redis-server on :${port}`, connect, 20_000, 100);
   return {
     url,
     flushAll: async () => {
@@ -44,7 +41,7 @@ export async function startProducer(env: NodeJS.ProcessEnv, add: (p: Proc) => Pr
   const port = await freePort();
   const proc = add(spawnProcess('apps/producer/src/main.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor('a producer to answer /healthz', async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, 60_000, 100);
+  await waitFor('a producer to answer /healthz', async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok, 150_000, 100);
   return { proc, url };
 }
 
@@ -57,7 +54,7 @@ export async function post(url: string, body: unknown): Promise<{ status: number
 /** Spawns a worker process and waits until it says it started (its BullMQ consumer is open). */
 export async function startWorker(env: NodeJS.ProcessEnv, workerId: string, add: (p: Proc) => Proc, extra: Record<string, string> = {}): Promise<Proc> {
   const proc = add(spawnWorker(env, workerId, extra));
-  await waitFor(`worker ${workerId} to start`, async () => proc.output().includes('worker started'), 60_000, 100);
+  await waitFor(`worker ${workerId} to start`, async () => proc.output().includes('worker started'), 150_000, 100);
   return proc;
 }
 

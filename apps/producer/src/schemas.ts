@@ -206,3 +206,66 @@ export const BatchAnswer = z.object({
     .describe('One answer per submitted job, in the order sent'),
 });
 export type BatchBody = z.infer<typeof BatchBody>;
+
+export const CronIdParams = z.object({ cronId: id('cronId') });
+
+const cronFields = {
+  schedule: z.string().min(1).max(200).describe('Cron expression, 5 fields (minute first) or 6 (seconds first), in cron-parser’s syntax; e.g. "0 3 * * *"'),
+  timezone: z.string().min(1).max(100).describe('IANA time zone the schedule is read in; default UTC'),
+  input: present('input').describe('The input of every firing'),
+  missed: z
+    .enum(['run-once', 'skip'])
+    .describe(
+      'Scheduled times missed while every producer was down (older than CRON_MISFIRE_GRACE_MS): run-once admits the latest of them once; skip admits none. All are recorded',
+    ),
+  enabled: z.boolean(),
+};
+
+export const CronBody = z
+  .object({
+    graph: id('graph').describe('Name of a graph in the registry'),
+    ...cronFields,
+    timezone: cronFields.timezone.optional(),
+    missed: cronFields.missed.optional(),
+    enabled: cronFields.enabled.optional(),
+    threadId: id('threadId').optional().describe('Every firing is a turn of this thread; default: a new thread per firing'),
+    metadata: z.record(z.string(), json).optional(),
+  })
+  .strict();
+export type CronBody = z.infer<typeof CronBody>;
+
+export const CronPatchBody = z
+  .object({
+    schedule: cronFields.schedule.optional(),
+    timezone: cronFields.timezone.optional(),
+    input: json.optional(),
+    missed: cronFields.missed.optional(),
+    enabled: cronFields.enabled.optional().describe('Enabling a disabled cron restarts it from now; times passed while it was off are not fired'),
+  })
+  .strict();
+export type CronPatchBody = z.infer<typeof CronPatchBody>;
+
+export const CronView = z.object({
+  cronId: z.string(),
+  graph: z.string(),
+  schedule: z.string(),
+  timezone: z.string(),
+  input: json,
+  threadId: z.string().nullable(),
+  metadata: z.record(z.string(), json),
+  missed: z.string(),
+  enabled: z.boolean(),
+  nextFireAt: time.describe('The earliest scheduled time not yet handled'),
+  createdAt: time,
+  updatedAt: time,
+});
+
+export const CronFiringView = z.object({
+  scheduledAt: time,
+  outcome: z.enum(['admitted', 'caught_up', 'missed']).describe('admitted on time; caught_up: admitted late by run-once; missed: not run'),
+  jobId: z.string().nullable(),
+  recordedAt: time,
+});
+
+export const CronDetail = CronView.extend({ firings: z.array(CronFiringView).describe('The latest 50 handled scheduled times, newest first') });
+export const CronList = z.object({ crons: z.array(CronView) });

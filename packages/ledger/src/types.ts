@@ -92,7 +92,7 @@ export interface AdmitResult {
   created: boolean;
 }
 
-export type ClaimRefusal = 'not_found' | 'terminal' | 'lease_held' | 'thread_busy' | 'not_due' | 'parked';
+export type ClaimRefusal = 'not_found' | 'terminal' | 'lease_held' | 'thread_busy' | 'not_due' | 'parked' | 'rate_limited';
 
 export type ClaimResult =
   | {
