@@ -11,6 +11,7 @@ import { installMetrics, ProducerMetrics } from './metrics';
 import type { AppOptions, RouteDeps } from './options';
 import { actionRoutes } from './routes/actions';
 import { batchRoutes } from './routes/batch';
+import { cronRoutes } from './routes/crons';
 import { healthRoutes } from './routes/health';
 import { jobRoutes } from './routes/jobs';
 import { threadRoutes } from './routes/threads';
@@ -110,6 +111,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(swaggerUi, { routePrefix: '/docs' });
   void app.register(jobRoutes, deps);
   void app.register(batchRoutes, deps);
+  void app.register(cronRoutes, deps);
   void app.register(actionRoutes, deps);
   void app.register(threadRoutes, deps);
   void app.register(healthRoutes, deps);

@@ -59,6 +59,13 @@ const Env = z.object({
    * queues on its own (the ledger still shares statements between concurrent admissions).
    */
   ADMISSION_BATCH_MS: int(0, 50).default(1),
+  /** How often this producer fires due crons, in ms; 0 = never (another producer does). Default 1000. */
+  CRON_TICK_MS: int(0, 60_000).default(1_000),
+  /**
+   * How late a cron's scheduled time may be handled and still run as on time, in ms. Older times
+   * were missed (every producer was down) and follow the cron's `missed` policy. Default 5000.
+   */
+  CRON_MISFIRE_GRACE_MS: int(0, 86_400_000).default(5_000),
   /** Default info. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RUNLEDGER_API_KEYS: z.string().optional(),

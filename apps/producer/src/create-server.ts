@@ -4,6 +4,7 @@ import { findLangGraphConfig, type GraphDefinition, loadGraphs } from '@runledge
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { ConfigError, parseConfig } from './config';
+import { CronTicker } from './cron-ticker';
 import { parseSecurityEnv } from './security';
 
 export interface CreateServerOptions {
@@ -107,16 +108,26 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
   for (const warning of secured.warnings) log.warn(warning);
   log.info(`authentication ${secured.open ? 'off' : 'on'}, encryption at rest ${secured.crypto ? 'on' : 'off'}`);
   await checkSchema(ledger, config.DB_SCHEMA, (m) => log.warn(m));
+  const cronTicker = new CronTicker({
+    ledger,
+    queue,
+    tickMs: config.CRON_TICK_MS,
+    graceMs: config.CRON_MISFIRE_GRACE_MS,
+    enqueueTimeoutMs: 1_000,
+    log,
+  });
 
   return {
     app,
     async listen() {
       const address = await app.listen({ port: config.PORT, host: config.HOST });
       log.info(`queue backend ${config.QUEUE_BACKEND}, schema ${config.DB_SCHEMA}, graphs: ${[...graphs.keys()].join(', ')}`);
+      cronTicker.start();
       return address;
     },
     async close() {
       // Stop taking requests and finish the ones in flight before the pool and the queue go.
+      await cronTicker.stop();
       await app.close();
       await Promise.allSettled([queue.close(), pool.end(), tracing?.shutdown()]);
     },

@@ -1,5 +1,6 @@
 import { ALL_STATUSES } from '@runledger/ledger';
 import { z } from 'zod';
+import { MAX_DELAY_MS, PRIORITY_RANGE, RUN_AT_PAST_TOLERANCE_MS } from './schedule';
 
 // Request and response shapes of the HTTP API. Routes validate requests with these (see
 // zod-compilers.ts) and /openapi.json is generated from them, so the two cannot drift apart.
@@ -31,6 +32,20 @@ export const SubmitBody = z
     metadata: z.record(z.string(), json).optional(),
     maxAttempts: z.number().int().min(1).max(100).optional().describe('Default 3'),
     timeoutMs: z.number().int().min(1).max(86_400_000).optional(),
+    runAt: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        `Do not run before this time (ISO 8601 with offset); at most ${RUN_AT_PAST_TOLERANCE_MS / 1000} s in the past (then it runs now) and 366 days ahead. The ledger holds it; not with delayMs`,
+      ),
+    delayMs: z.number().int().min(0).max(MAX_DELAY_MS).optional().describe('Do not run before this many ms from now; not with runAt'),
+    priority: z
+      .number()
+      .int()
+      .min(PRIORITY_RANGE.min)
+      .max(PRIORITY_RANGE.max)
+      .optional()
+      .describe('0 (default: none, served before any prioritized job) or 1–1000, lower runs first (BullMQ’s order)'),
   })
   .strict();
 export type SubmitBody = z.infer<typeof SubmitBody>;
@@ -100,6 +115,8 @@ export const JobView = z.object({
   error: json,
   interrupt: json,
   recoveryReason: z.string().nullable(),
+  runAfter: maybeTime.describe('Not claimed before this time: a delayed admission (runAt, delayMs) or a retry’s back-off'),
+  priority: z.number().describe('0 = none (served first), else lower runs first'),
   blockedBy: z
     .string()
     .nullable()
@@ -189,3 +206,66 @@ export const BatchAnswer = z.object({
     .describe('One answer per submitted job, in the order sent'),
 });
 export type BatchBody = z.infer<typeof BatchBody>;
+
+export const CronIdParams = z.object({ cronId: id('cronId') });
+
+const cronFields = {
+  schedule: z.string().min(1).max(200).describe('Cron expression, 5 fields (minute first) or 6 (seconds first), in cron-parser’s syntax; e.g. "0 3 * * *"'),
+  timezone: z.string().min(1).max(100).describe('IANA time zone the schedule is read in; default UTC'),
+  input: present('input').describe('The input of every firing'),
+  missed: z
+    .enum(['run-once', 'skip'])
+    .describe(
+      'Scheduled times missed while every producer was down (older than CRON_MISFIRE_GRACE_MS): run-once admits the latest of them once; skip admits none. All are recorded',
+    ),
+  enabled: z.boolean(),
+};
+
+export const CronBody = z
+  .object({
+    graph: id('graph').describe('Name of a graph in the registry'),
+    ...cronFields,
+    timezone: cronFields.timezone.optional(),
+    missed: cronFields.missed.optional(),
+    enabled: cronFields.enabled.optional(),
+    threadId: id('threadId').optional().describe('Every firing is a turn of this thread; default: a new thread per firing'),
+    metadata: z.record(z.string(), json).optional(),
+  })
+  .strict();
+export type CronBody = z.infer<typeof CronBody>;
+
+export const CronPatchBody = z
+  .object({
+    schedule: cronFields.schedule.optional(),
+    timezone: cronFields.timezone.optional(),
+    input: json.optional(),
+    missed: cronFields.missed.optional(),
+    enabled: cronFields.enabled.optional().describe('Enabling a disabled cron restarts it from now; times passed while it was off are not fired'),
+  })
+  .strict();
+export type CronPatchBody = z.infer<typeof CronPatchBody>;
+
+export const CronView = z.object({
+  cronId: z.string(),
+  graph: z.string(),
+  schedule: z.string(),
+  timezone: z.string(),
+  input: json,
+  threadId: z.string().nullable(),
+  metadata: z.record(z.string(), json),
+  missed: z.string(),
+  enabled: z.boolean(),
+  nextFireAt: time.describe('The earliest scheduled time not yet handled'),
+  createdAt: time,
+  updatedAt: time,
+});
+
+export const CronFiringView = z.object({
+  scheduledAt: time,
+  outcome: z.enum(['admitted', 'caught_up', 'missed']).describe('admitted on time; caught_up: admitted late by run-once; missed: not run'),
+  jobId: z.string().nullable(),
+  recordedAt: time,
+});
+
+export const CronDetail = CronView.extend({ firings: z.array(CronFiringView).describe('The latest 50 handled scheduled times, newest first') });
+export const CronList = z.object({ crons: z.array(CronView) });

@@ -23,6 +23,8 @@ export function jobView(job: Job): z.infer<typeof JobView> {
     error: job.error,
     interrupt: job.interrupt,
     recoveryReason: job.recoveryReason,
+    runAfter: iso(job.runAfter),
+    priority: job.priority,
     blockedBy: job.blockedBy,
     deliveries: job.deliveries,
     acceptedAt: job.acceptedAt.toISOString(),

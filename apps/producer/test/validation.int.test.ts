@@ -56,7 +56,7 @@ const cases: Case[] = [
   { name: 'missing graph', request: () => submit({ input: {} }), status: 400, code: 'invalid_request', mentions: 'body.graph' },
   { name: 'graph of the wrong type', request: () => submit({ graph: 7, input: {} }), status: 400, code: 'invalid_request', mentions: 'body.graph' },
   { name: 'missing input', request: () => submit({ graph: 'echo' }), status: 400, code: 'invalid_request', mentions: 'body.input' },
-  { name: 'unknown field', request: () => submit({ graph: 'echo', input: {}, priority: 1 }), status: 400, code: 'invalid_request', mentions: 'priority' },
+  { name: 'unknown field', request: () => submit({ graph: 'echo', input: {}, colour: 'blue' }), status: 400, code: 'invalid_request', mentions: 'colour' },
   {
     name: 'bad multitask',
     request: () => submit({ graph: 'echo', input: {}, multitask: 'maybe' }),

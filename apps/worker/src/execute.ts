@@ -22,6 +22,8 @@ export interface ExecuteDeps {
   /** Controls of the runs in flight, so a drain can reach them. */
   controls: Map<string, RunControl>;
   log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  /** Graphs with a rate limit (graph_limits), refreshed every sweep: their jobs are claimed with `claimLimited`. */
+  limitedGraphs?: () => ReadonlySet<string>;
   /** Graphs whose first attempt the claim itself records as `started` (the names in `graphs`). */
   startGraphs?: readonly string[];
   /** Test hook: SIGKILL this process at a named point (RUNLEDGER_TEST_CRASH_AT). */
@@ -67,14 +69,20 @@ function crashHere(deps: ExecuteDeps, point: string): void {
  * it and its delivery is dropped, never retried on a timer: a thread can stay parked for days.
  * The holder's end delivers the next job (handOffThread); the reconciler is the safety net.
  */
-async function claimOrWait(deps: ExecuteDeps, jobId: string): Promise<Extract<ClaimResult, { ok: true }> | DeliveryOutcome> {
+async function claimOrWait(deps: ExecuteDeps, jobId: string, graph?: string): Promise<Extract<ClaimResult, { ok: true }> | DeliveryOutcome> {
   const { ledger, workerId } = deps;
+  // A limited graph's claim also takes its turn under the limit (a transaction on the limit row).
+  const limited = graph !== undefined && deps.limitedGraphs?.().has(graph) === true;
   for (let round = 1; ; round++) {
     // One statement: the claim, its `claimed` event and, on a first attempt of a graph this worker
     // runs, the `started` decision; it also tells whether pending effects need reading.
-    const claim = await ledger.claim(jobId, workerId, ledger.leaseTtlMs, { startGraphs: deps.startGraphs });
+    const options = { startGraphs: deps.startGraphs };
+    const claim = limited
+      ? await ledger.claimLimited(jobId, workerId, ledger.leaseTtlMs, options)
+      : await ledger.claim(jobId, workerId, ledger.leaseTtlMs, options);
     if (claim.ok) return claim;
-    if (claim.reason === 'not_due') return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
+    // Not due yet, or held back by its graph's limit: the delivery waits in the queue (delayed), never failed.
+    if (claim.reason === 'not_due' || claim.reason === 'rate_limited') return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
     if (claim.reason !== 'thread_busy') return { outcome: 'refused', reason: claim.reason };
     const blockedBy = await ledger.waitForThread(jobId);
     // Null: the holder ended between the two statements (claim again), or the job moved on.
@@ -93,8 +101,8 @@ async function handOff(deps: ExecuteDeps, job: Job): Promise<void> {
 }
 
 /** Claims a job and runs, resumes, replays or parks it per the recovery table. */
-export async function executeDelivery(deps: ExecuteDeps, jobId: string): Promise<DeliveryOutcome> {
-  const claim = await claimOrWait(deps, jobId);
+export async function executeDelivery(deps: ExecuteDeps, jobId: string, graph?: string): Promise<DeliveryOutcome> {
+  const claim = await claimOrWait(deps, jobId, graph);
   if (!('ok' in claim)) return claim;
   const job = claim.job;
   const token = job.fencingToken;

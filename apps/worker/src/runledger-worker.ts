@@ -61,13 +61,24 @@ export class RunledgerWorker {
       defaultTimeoutMs: options.defaultTimeoutMs ?? 15 * 60_000,
       drainGraceMs: options.drainGraceMs ?? 5_000,
       controls: this.controls,
+      limitedGraphs: () => this.limited,
       log,
       crashAt: options.crashAt,
     };
   }
 
+  /** Graphs with a rate limit, as last read (every sweep interval). */
+  private limited: ReadonlySet<string> = new Set();
+  private limitsTimer: NodeJS.Timeout | undefined;
+
+  private async readLimits(): Promise<void> {
+    this.limited = await this.options.ledger.limitedGraphs().catch(() => this.limited);
+  }
+
   /** Starts consuming deliveries, heartbeating and sweeping. */
   async start(): Promise<void> {
+    await this.readLimits();
+    this.limitsTimer = setInterval(() => void this.readLimits(), this.options.sweepIntervalMs ?? 1_000);
     this.keeper.start();
     await this.keeper.beat();
     this.reconciler.start();
@@ -95,7 +106,7 @@ export class RunledgerWorker {
     // Bull Board's view of this delivery follows what the run writes to the ledger.
     const view = new DeliveryView(bullJob);
     const deps = { ...this.deps, ledger: view.watchLedger(this.deps.ledger), graphs: view.watchGraphs(this.deps.graphs) };
-    const run = () => executeDelivery(deps, jobId);
+    const run = () => executeDelivery(deps, jobId, bullJob.data.graph);
     const outcome = await (this.options.aroundDelivery ? this.options.aroundDelivery(jobId, run) : run());
     await view.finish(outcome);
     const queuedAt = bullJob.timestamp + (bullJob.opts.delay ?? 0);
@@ -146,6 +157,7 @@ export class RunledgerWorker {
 
   /** Stops timers and closes the queue connections (after drain, or in tests). */
   async close(): Promise<void> {
+    clearInterval(this.limitsTimer);
     this.keeper.stop();
     await this.reconciler.stop();
     await this.bull?.close(true).catch(() => {});

@@ -28,10 +28,16 @@ export interface InTransactionAdmission {
  * the worker's reconciler delivers the job after the commit, within its sweep interval.
  * Throws when `client` is not in a transaction, and the ledger's errors
  * (IdempotencyConflictError, ThreadBusyError, LedgerError DATABASE_UNAVAILABLE).
+ * With `runAt` / `delayMs` the reconciler delivers it once due.
  * The graph's input is not validated here (no registry): a bad input fails the job at run time.
  */
 export async function admit(client: Queryable, request: SubmitRequest, options: AdmitOptions = {}): Promise<InTransactionAdmission> {
   const codec = options.encryptionKey ? AesGcmPayloadCodec.fromSpec(options.encryptionKey) : undefined;
-  const { job, created } = await admitInTransaction(client, request, options.schema ?? 'public', codec);
+  const { runAt, delayMs, ...rest } = request;
+  if (runAt !== undefined && delayMs !== undefined) throw new TypeError('Send runAt or delayMs, not both.');
+  // Due time by this process's clock; the worker's claim judges it by the database's.
+  const due = delayMs !== undefined ? new Date(Date.now() + delayMs) : runAt === undefined ? undefined : new Date(runAt);
+  if (due && Number.isNaN(due.getTime())) throw new TypeError(`runAt ${String(runAt)} is not a time.`);
+  const { job, created } = await admitInTransaction(client, { ...rest, runAt: due }, options.schema ?? 'public', codec);
   return { jobId: job.jobId, threadId: job.threadId, status: job.status, acceptedAt: job.acceptedAt, created };
 }

@@ -18,6 +18,12 @@ export interface SubmitRequest {
   /** Default 3. */
   maxAttempts?: number;
   timeoutMs?: number;
+  /** Do not run before this time (ISO 8601 string or Date); at most 60 s in the past, 366 days ahead. Not with `delayMs`. */
+  runAt?: string | Date;
+  /** Do not run before this many ms from now (at most 366 days). Not with `runAt`. */
+  delayMs?: number;
+  /** 0 (default: none, served before any prioritized job) or 1–1000, lower runs first (BullMQ's order). */
+  priority?: number;
 }
 
 export interface Admission {
@@ -71,6 +77,10 @@ export interface JobSummary {
   error: unknown;
   interrupt: unknown;
   recoveryReason: string | null;
+  /** Not claimed before this time (a delayed admission or a retry's back-off); null = now. */
+  runAfter: string | null;
+  /** 0 = none (served first), else lower runs first. */
+  priority: number;
   /** While accepted or recovery_required: the job holding this job's thread, which it waits for; null otherwise. */
   blockedBy: string | null;
   /** Deliveries issued so far (the admission issues the first); `enqueued` events say which the queue took. */

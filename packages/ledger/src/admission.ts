@@ -14,6 +14,9 @@ export interface AdmissionRow {
   metadata: Record<string, unknown>;
   maxAttempts: number;
   timeoutMs: number | null;
+  /** Due time (null = now) and priority (0 = none): schedule the job, not part of its fingerprint. */
+  runAfter: Date | null;
+  priority: number;
   /** The plaintext key sealed, stored beside its digest when encryption is on (admit_jobs $11). */
   idempotencyKeySealed?: unknown;
   /** Other stored forms of the key (older keys' digests, the plaintext) that also make it taken (admit_jobs $12). */
@@ -40,6 +43,8 @@ export function admissionRow(req: AdmitRequest): AdmissionRow {
     metadata: metadata ?? {},
     maxAttempts: maxAttempts ?? 3,
     timeoutMs: timeoutMs ?? null,
+    runAfter: req.runAt ?? null,
+    priority: req.priority ?? 0,
   };
 }
 
@@ -58,6 +63,8 @@ export function admissionParams(rows: readonly AdmissionRow[], encode: (v: unkno
     rows.map((r) => r.timeoutMs),
     rows.map((r) => encode(r.idempotencyKeySealed)),
     rows.map((r) => encode(r.olderKeyForms)),
+    rows.map((r) => r.runAfter),
+    rows.map((r) => r.priority),
   ];
 }
 
@@ -83,7 +90,8 @@ export function admittedJob(row: AdmissionRow, inserted: Record<string, unknown>
     fencingToken: 0,
     leaseOwner: null,
     leaseExpiresAt: null,
-    runAfter: null,
+    runAfter: row.runAfter,
+    priority: row.priority,
     resumeValue: null,
     recoveryReason: null,
     result: null,

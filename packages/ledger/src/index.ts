@@ -3,6 +3,19 @@ export { admitInTransaction } from './admit-in-transaction';
 export { chaosAudit, type OrphanCount } from './chaos-audit';
 export { isSealedType, SealingSerializer } from './checkpoint-serde';
 export {
+  type Cron,
+  type CronFiring,
+  type CronOutcome,
+  type CronPatch,
+  Crons,
+  cronFiringKey,
+  decideFirings,
+  MISSED_POLICIES,
+  type MissedPolicy,
+  type NewCron,
+  nextCronTime,
+} from './crons';
+export {
   AesGcmPayloadCodec,
   type EncryptionKey,
   isSealedEnvelope,
@@ -31,7 +44,7 @@ export { BOOKING_KINDS, type BookingKind, type BookRequest, type ExampleBooking,
 export { type Fence, FencedPostgresSaver, type FencedSaverOptions, OneStatementPostgresSaver } from './fenced-saver';
 export { canonicalJson, requestHash } from './fingerprint';
 export { type LangGraphThread, LangGraphThreads, type ThreadSearch } from './langgraph-threads';
-export { Ledger, type LedgerOptions } from './ledger';
+export { type GraphLimit, type GraphLimitSpec, Ledger, type LedgerOptions } from './ledger';
 export type { Delivered } from './ledger-admission';
 export { listMigrations, type MigrateOptions, migrate, schemaVersion } from './migrate';
 export { type RateTake, takeRateToken } from './rate-buckets';

@@ -9,6 +9,32 @@ import type { AttemptEnd, ClaimResult, Effect, Job, JobEvent, ListFilter, SweepR
 
 export type { LedgerOptions } from './ledger-core';
 
+/** Limits of one graph: at most `maxPerInterval` claims per `intervalMs` (default 1000), at most `maxConcurrent` leased runs. */
+export interface GraphLimitSpec {
+  maxPerInterval?: number | null;
+  intervalMs?: number | null;
+  maxConcurrent?: number | null;
+}
+
+/** A graph's limits as stored, with what they hold back now. */
+export interface GraphLimit {
+  graph: string;
+  maxPerInterval: number | null;
+  intervalMs: number | null;
+  maxConcurrent: number | null;
+  /** Leased runs of the graph now. */
+  running: number;
+  /** Accepted jobs of the graph whose latest claim was held back by the limit. */
+  heldBack: number;
+}
+
+/** Rolls a limited claim back (claimLimited). */
+class HeldBack extends Error {
+  constructor(readonly dueInMs: number) {
+    super('held back by the graph limit');
+  }
+}
+
 /** The fields of `end_attempt.sql` a verb sets; the rest stay null. */
 interface EndAttempt {
   status: JobStatus;
@@ -33,9 +59,9 @@ export class Ledger extends AdmissionLedger {
    * statement (`started: true`); `mayHavePendingEffects: false` means `pendingEffects` would
    * return nothing.
    */
-  async claim(jobId: string, workerId: string, ttlMs = this.leaseTtlMs, options: { startGraphs?: readonly string[] } = {}): Promise<ClaimResult> {
+  async claim(jobId: string, workerId: string, ttlMs = this.leaseTtlMs, options: { startGraphs?: readonly string[] } = {}, db?: Queryable): Promise<ClaimResult> {
     try {
-      const row = (await this.q('claim_lease', [jobId, workerId, ttlMs, options.startGraphs ?? null])).rows[0];
+      const row = (await this.q('claim_lease', [jobId, workerId, ttlMs, options.startGraphs ?? null], db)).rows[0];
       if (row)
         return {
           ok: true,
@@ -50,14 +76,78 @@ export class Ledger extends AdmissionLedger {
       if ((err as { code?: string }).code === '23505') return { ok: false, reason: 'thread_busy' };
       throw err;
     }
-    const why = (await this.q('explain_refusal', [jobId])).rows[0];
+    const why = (await this.q('explain_refusal', [jobId], db)).rows[0];
     if (!why) return { ok: false, reason: 'not_found' };
     const status = why.status as JobStatus;
     if (TERMINAL_STATUSES.includes(status)) return { ok: false, reason: 'terminal', status };
     if (status === 'interrupted' || status === 'manual_reconcile') return { ok: false, reason: 'parked', status };
     if (why.blocked_by) return { ok: false, reason: 'thread_busy', status, blockedBy: why.blocked_by };
-    if (status === 'recovery_required' && why.run_after) return { ok: false, reason: 'not_due', status, dueInMs: Number(why.due_in_ms) };
+    if ((status === 'recovery_required' || status === 'accepted') && why.run_after && Number(why.due_in_ms) > 0)
+      return { ok: false, reason: 'not_due', status, dueInMs: Number(why.due_in_ms) };
     return { ok: false, reason: 'lease_held', status };
+  }
+
+  /**
+   * `claim` for a job whose graph may have a rate limit (graph_limits): the graph's limit row is
+   * locked, the claim made, and kept only when the graph stays within its limits (runs per
+   * interval, leased runs across the fleet); otherwise it is rolled back and the answer is
+   * `rate_limited` with `dueInMs`, when to try again (spread over the graph's waiting jobs, so
+   * they do not all wake at once), and the job's timeline says so once (`rate_limited` event).
+   * Without a limit row this is `claim` in a transaction.
+   */
+  async claimLimited(jobId: string, workerId: string, ttlMs = this.leaseTtlMs, options: { startGraphs?: readonly string[] } = {}): Promise<ClaimResult> {
+    let held: { graph: string; detail: Record<string, unknown> } | undefined;
+    const claim = await this.inTransaction(async (client) => {
+      const limit = (await this.q('lock_graph_limit', [jobId], client)).rows[0];
+      const claimed = await this.claim(jobId, workerId, ttlMs, options, client);
+      if (!limit || !claimed.ok) return claimed;
+      const check = (await this.q('check_graph_limit', [limit.graph, jobId], client)).rows[0];
+      if (check?.reason) {
+        const interval = Number(check.interval_ms ?? 1_000);
+        const base = check.reason === 'rate' ? Number(check.rate_retry_ms) : 250;
+        // Spread the waiting jobs' retries over the time the backlog needs, so each slot wakes a few, not all.
+        const spread = (interval * Math.max(1, Number(check.waiting))) / Math.max(1, Number(check.max_per_interval ?? check.max_concurrent ?? 1));
+        const dueInMs = Math.ceil(base + Math.random() * Math.min(spread, 60_000));
+        const detail = { graph: limit.graph, reason: check.reason, maxPerInterval: check.max_per_interval, intervalMs: check.interval_ms, maxConcurrent: check.max_concurrent };
+        held = { graph: limit.graph, detail };
+        throw new HeldBack(dueInMs);
+      }
+      await this.q('record_graph_claim', [limit.graph], client);
+      return claimed;
+    }).catch((err) => {
+      if (err instanceof HeldBack) return { ok: false as const, reason: 'rate_limited' as const, status: 'accepted' as const, dueInMs: err.dueInMs };
+      throw err;
+    });
+    if (held) await this.q('record_rate_limited', [jobId, json(held.detail)]);
+    return claim;
+  }
+
+  /** Sets a graph's limits, shared by every worker (claimLimited): runs per interval and/or leased runs at once. */
+  async setGraphLimit(graph: string, limit: GraphLimitSpec): Promise<void> {
+    const perInterval = limit.maxPerInterval ?? null;
+    await this.q('upsert_graph_limit', [graph, perInterval, perInterval === null ? null : (limit.intervalMs ?? 1_000), limit.maxConcurrent ?? null]);
+  }
+
+  /** The graphs that have a limit: their jobs are claimed with `claimLimited`. */
+  async limitedGraphs(): Promise<Set<string>> {
+    return new Set((await this.q('list_limited_graphs', [])).rows.map((r) => r.graph as string));
+  }
+
+  /** Removes a graph's limits; false when it had none. */
+  async removeGraphLimit(graph: string): Promise<boolean> {
+    return (await this.q('delete_graph_limit', [graph])).rowCount === 1;
+  }
+
+  /** Every graph limit, with its leased runs now and the accepted jobs it is holding back. */
+  async graphLimits(): Promise<GraphLimit[]> {
+    return (await this.q('list_graph_limits', [])).rows.map((r) => ({
+      graph: r.graph,
+      maxPerInterval: r.max_per_interval ?? null,
+      intervalMs: r.interval_ms ?? null,
+      maxConcurrent: r.max_concurrent ?? null,
+      running: r.running,
+      heldBack: r.held_back,
+    }));
   }
 
   /**
@@ -75,7 +165,7 @@ export class Ledger extends AdmissionLedger {
     const row = (await this.q('next_job_of_thread', [thread.tenant, thread.threadId])).rows[0];
     if (!row) return undefined;
     const label = { graph: row.graph as string, tenant: thread.tenant, threadId: row.thread_id as string, attempt: Number(row.attempt) };
-    return { jobId: row.job_id, deliveries: Number(row.deliveries), deliveryId: row.delivery_id ?? null, ...label };
+    return { jobId: row.job_id, deliveries: Number(row.deliveries), deliveryId: row.delivery_id ?? null, priority: Number(row.priority), ...label };
   }
 
   /** Jobs ready to run but for their thread, which another job holds. */
@@ -263,6 +353,7 @@ export class Ledger extends AdmissionLedger {
       tenant: r.tenant as string,
       threadId: r.thread_id as string,
       attempt: Number(r.attempt),
+      priority: Number(r.priority),
     }));
     return { expired, undelivered };
   }

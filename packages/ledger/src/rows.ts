@@ -43,6 +43,7 @@ export function toJob(r: Row, codec?: PayloadCodec): Job {
     leaseOwner: (r.lease_owner as string | null) ?? null,
     leaseExpiresAt: (r.lease_expires_at as Date | null) ?? null,
     runAfter: (r.run_after as Date | null) ?? null,
+    priority: Number(r.priority ?? 0),
     resumeValue: open(codec, r.resume_value ?? null, sealContext.jobResumeValue(r.job_id as string)),
     recoveryReason: (r.recovery_reason as string | null) ?? null,
     result: open(codec, r.result ?? null, sealContext.jobResult(r.job_id as string)),

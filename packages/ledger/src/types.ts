@@ -17,7 +17,10 @@ export interface Job {
   fencingToken: number;
   leaseOwner: string | null;
   leaseExpiresAt: Date | null;
+  /** Not claimed before this time (a delayed admission, a retry's back-off); null = now. */
   runAfter: Date | null;
+  /** 0 (none, served first) or 1–1000, lower first: BullMQ's order. */
+  priority: number;
   resumeValue: unknown;
   recoveryReason: string | null;
   result: unknown;
@@ -77,6 +80,10 @@ export interface AdmitRequest {
   multitask?: 'enqueue' | 'reject';
   maxAttempts?: number;
   timeoutMs?: number;
+  /** Not claimed before this time (database clock); default now. Not part of the request's fingerprint. */
+  runAt?: Date;
+  /** 0 (default: none, served before any prioritized job) or 1–1000, lower runs first (BullMQ's order). */
+  priority?: number;
 }
 
 export interface AdmitResult {
@@ -85,7 +92,7 @@ export interface AdmitResult {
   created: boolean;
 }
 
-export type ClaimRefusal = 'not_found' | 'terminal' | 'lease_held' | 'thread_busy' | 'not_due' | 'parked';
+export type ClaimRefusal = 'not_found' | 'terminal' | 'lease_held' | 'thread_busy' | 'not_due' | 'parked' | 'rate_limited';
 
 export type ClaimResult =
   | {
@@ -107,7 +114,7 @@ export interface AttemptEnd {
 }
 
 /** The job whose turn it is on a thread (`nextOfThread`), with its latest delivery. */
-export interface ThreadTurn extends Pick<Job, 'graph' | 'tenant' | 'threadId' | 'attempt'> {
+export interface ThreadTurn extends Pick<Job, 'graph' | 'tenant' | 'threadId' | 'attempt' | 'priority'> {
   jobId: string;
   deliveries: number;
   deliveryId: string | null;
@@ -127,6 +134,6 @@ export interface SweepResult {
   expired: string[];
   /** Jobs that should be queued and have no recent delivery: check the queue, then deliver. */
   undelivered: Array<
-    { jobId: string; deliveries: number; deliveryId: string | null; status: JobStatus } & Pick<Job, 'graph' | 'tenant' | 'threadId' | 'attempt'>
+    { jobId: string; deliveries: number; deliveryId: string | null; status: JobStatus } & Pick<Job, 'graph' | 'tenant' | 'threadId' | 'attempt' | 'priority'>
   >;
 }

@@ -19,6 +19,19 @@ export interface DeliveryData {
 /** What labels a delivery in Bull Board: the job's graph, thread, tenant and attempt. */
 export type DeliveryLabel = Pick<Job, 'graph' | 'threadId' | 'tenant' | 'attempt'>;
 
+/** When and in which order a delivery should run: the job's due time and priority as the ledger holds them. */
+export type DeliverySchedule = Partial<Pick<Job, 'runAfter' | 'priority'>>;
+
+/**
+ * BullMQ options carrying a job's schedule: a delay until its due time (the ledger judges due by
+ * its own clock, so a delivery that arrives early is moved back to delayed by the worker) and its
+ * priority (0 = BullMQ's wait list, ahead of every prioritized job).
+ */
+export function scheduleOptions(job: DeliverySchedule, now = Date.now()): { delay?: number; priority?: number } {
+  const delay = job.runAfter ? job.runAfter.getTime() - now : 0;
+  return { delay: delay > 0 ? delay : undefined, priority: job.priority ? job.priority : undefined };
+}
+
 /** A delivery's BullMQ name: its graph, marked when it is a redelivery. */
 export function deliveryName(graph: string | undefined, n: number): string {
   const name = graph ?? 'run';
@@ -48,14 +61,16 @@ const FINISHED_STATES = new Set(['completed', 'failed']);
 export async function deliver(
   queue: Queue<DeliveryData>,
   ledger: Ledger,
-  job: { jobId: string; deliveries: number } & Partial<DeliveryLabel>,
+  job: { jobId: string; deliveries: number } & Partial<DeliveryLabel> & DeliverySchedule,
   delayMs = 0,
 ): Promise<string> {
   const id = deliveryId(job.jobId, job.deliveries);
   const label = job.graph === undefined ? await ledger.get(job.jobId) : job;
   if (FINISHED_STATES.has(await queue.getJobState(id))) await queue.remove(id);
   const data = deliveryData(job.jobId, job.deliveries, label);
-  await queue.add(deliveryName(label.graph, job.deliveries), data, { jobId: id, delay: delayMs > 0 ? delayMs : undefined });
+  const schedule = scheduleOptions(label);
+  const delay = Math.max(delayMs, schedule.delay ?? 0);
+  await queue.add(deliveryName(label.graph, job.deliveries), data, { jobId: id, priority: schedule.priority, delay: delay > 0 ? delay : undefined });
   await ledger.markEnqueued(job.jobId, job.deliveries, id);
   return id;
 }
@@ -68,14 +83,15 @@ export async function deliver(
 export async function sendAdmitted(
   queue: Queue<DeliveryData>,
   ledger: Ledger,
-  jobs: ReadonlyArray<{ jobId: string; deliveryId: string | null } & Partial<DeliveryLabel>>,
+  jobs: ReadonlyArray<{ jobId: string; deliveryId: string | null } & Partial<DeliveryLabel> & DeliverySchedule>,
 ): Promise<void> {
   if (jobs.length === 0) return;
   const delivered: Delivered[] = jobs.map((j) => ({ jobId: j.jobId, deliveryId: j.deliveryId ?? j.jobId }));
+  const now = Date.now();
   const entries = jobs.map((j, i) => ({
     name: deliveryName(j.graph, 0),
     data: deliveryData(j.jobId, 0, j),
-    opts: { jobId: delivered[i]?.deliveryId },
+    opts: { jobId: delivered[i]?.deliveryId, ...scheduleOptions(j, now) },
   }));
   if (entries.length === 1) {
     const [e] = entries as [(typeof entries)[0]];

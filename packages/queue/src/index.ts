@@ -6,6 +6,7 @@ import { type DeliveryRetention, deliveryJobOptions } from './retention';
 export {
   type DeliveryData,
   type DeliveryLabel,
+  type DeliverySchedule,
   deliver,
   deliveryId,
   deliveryName,
@@ -13,6 +14,7 @@ export {
   isQueued,
   queueHas,
   reachedQueue,
+  scheduleOptions,
   sendAdmitted,
   settleWithin,
 } from './delivery';

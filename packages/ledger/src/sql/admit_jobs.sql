@@ -12,18 +12,20 @@
 -- Params: parallel arrays $1 job_id, $2 tenant, $3 idempotency_key, $4 request_hash, $5 graph,
 --         $6 thread_id, $7 input (jsonb), $8 metadata (jsonb), $9 max_attempts, $10 timeout_ms,
 --         $11 idempotency_key_sealed (jsonb; null when encryption is off),
---         $12 older forms of the key (jsonb array of text; null when none)
+--         $12 older forms of the key (jsonb array of text; null when none),
+--         $13 run_after (due time; null = now), $14 priority (0 = none)
 -- Returns: job_id, seq and accepted_at of each inserted row (the caller knows the rest: it wrote it).
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                       $7::jsonb[], $8::jsonb[], $9::int[], $10::int[], $11::jsonb[], $12::jsonb[]) WITH ORDINALITY
+                       $7::jsonb[], $8::jsonb[], $9::int[], $10::int[], $11::jsonb[], $12::jsonb[],
+                       $13::timestamptz[], $14::int[]) WITH ORDINALITY
     AS t(job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
-         idempotency_key_sealed, older_keys, n)
+         idempotency_key_sealed, older_keys, run_after, priority, n)
 ), ins AS (
   INSERT INTO jobs (job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
-                    idempotency_key_sealed, deliveries, delivery_id, enqueued_at)
+                    idempotency_key_sealed, run_after, priority, deliveries, delivery_id, enqueued_at)
   SELECT job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
-         idempotency_key_sealed, 1, job_id, now()
+         idempotency_key_sealed, run_after, priority, 1, job_id, now()
     FROM input
    WHERE older_keys IS NULL
       OR NOT EXISTS (SELECT 1 FROM jobs o

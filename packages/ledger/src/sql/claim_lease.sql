@@ -1,6 +1,6 @@
 -- claim_lease.sql
 -- Takes the lease (starting, or running when the job already has a checkpoint): bumps the fencing token, sets owner and expiry by the database clock.
--- Claimable: accepted, recovery_required (once due), or leased with an expired lease; and
+-- Claimable: accepted or recovery_required (once due: run_after), or leased with an expired lease; and
 -- no earlier unfinished job of the same thread (admission order) and no other leased one. A
 -- thread is the tenant's: (tenant, thread_id), like jobs_one_active_per_thread.
 -- A drained hand-over does not count as an attempt.
@@ -31,7 +31,7 @@ WITH prev AS (
    WHERE j.job_id = prev.job_id
      AND (j.status IN ('accepted', 'recovery_required')
           OR (j.status IN ('starting', 'running') AND j.lease_expires_at < now()))
-     AND (j.run_after IS NULL OR j.run_after <= now() OR j.status <> 'recovery_required')
+     AND (j.run_after IS NULL OR j.run_after <= now() OR j.status NOT IN ('accepted', 'recovery_required'))
      AND NOT EXISTS (SELECT 1 FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq))
   RETURNING j.*, prev.status AS previous_status, prev.recovery_reason AS previous_reason,
             (prev.status <> 'accepted' OR prev.pending_effects) AS claim_may_have_pending_effects,

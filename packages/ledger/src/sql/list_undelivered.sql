@@ -1,14 +1,14 @@
 -- list_undelivered.sql
--- Jobs that should be in the queue and may not be: accepted or due for recovery, with no
+-- Jobs that should be in the queue and may not be: accepted or recovering, once due (run_after), with no
 -- delivery recorded within the grace period, and free to run on their thread (the claim rule of
 -- claim_lease.sql). A job whose thread is held waits without a delivery (wait_for_thread.sql):
 -- listing it would deliver it again every grace period, only to be refused. It is listed once
 -- its thread is free, should the job that freed it not have delivered it (crash, queue outage).
 -- The reconciler checks each against the queue.
 -- Params: $1 grace (ms), $2 batch size
--- Returns: job_id, deliveries, delivery_id, status, and graph, tenant, thread_id, attempt (to label the delivery).
-SELECT job_id, deliveries, delivery_id, status, graph, tenant, thread_id, attempt FROM jobs j
- WHERE (status = 'accepted' OR (status = 'recovery_required' AND (run_after IS NULL OR run_after <= now())))
+-- Returns: job_id, deliveries, delivery_id, status, graph, tenant, thread_id, attempt (to label the delivery), priority.
+SELECT job_id, deliveries, delivery_id, status, graph, tenant, thread_id, attempt, priority FROM jobs j
+ WHERE status IN ('accepted', 'recovery_required') AND (run_after IS NULL OR run_after <= now())
    AND coalesce(enqueued_at, accepted_at) < now() - make_interval(secs => $1::double precision / 1000)
    AND NOT EXISTS (SELECT 1 FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq))
  ORDER BY seq LIMIT $2;
