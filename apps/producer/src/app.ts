@@ -9,6 +9,7 @@ import { installErrorHandlers } from './http-errors';
 import { langGraphApi } from './langgraph-api';
 import { installMetrics, ProducerMetrics } from './metrics';
 import type { AppOptions, RouteDeps } from './options';
+import { answerOversizedBeforeBody } from './oversized-body';
 import { actionRoutes } from './routes/actions';
 import { batchRoutes } from './routes/batch';
 import { cronRoutes } from './routes/crons';
@@ -44,10 +45,11 @@ function watchQueueErrors(app: FastifyInstance, queue: AppOptions['queue']): voi
  * closing the app leaves the ledger pool and the queue to the caller.
  */
 export function buildApp(options: AppOptions & SecuredAppOptions & ObservabilityOptions): FastifyInstance {
+  const bodyLimit = options.bodyLimitBytes ?? 1024 * 1024;
   const app = Fastify({
     // Timeouts and a logger that redacts keys, passwords and payloads.
     ...securedServerOptions(options.security, options.logger ?? false),
-    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    bodyLimit,
     // Job ids are UUIDs; keep room for user thread ids and idempotency keys in paths.
     routerOptions: { maxParamLength: 500 },
     // Errors raised before routing, and by the HTTP parser, answer in the API's shape too.
@@ -56,6 +58,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   });
   installZodCompilers(app);
   installErrorHandlers(app);
+  answerOversizedBeforeBody(app, bodyLimit);
   // Before any route: its hooks cover every route, the dashboard's and Bull Board's included.
   installSecurity(
     app,

@@ -1,5 +1,6 @@
 import { isConnectionError, LedgerError, type LedgerErrorCode } from '@runledger/ledger';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { drainRefusedBody } from './oversized-body';
 
 /** An error with the HTTP status and the stable `code` a client sees in `{ error: { code, message } }`. */
 export class ApiError extends Error {
@@ -73,8 +74,10 @@ export function toHttpError(err: unknown): ApiError {
 
 /** Installs the error and not-found handlers every route (and plugin) shares. */
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((err, request, reply) => {
+  app.setErrorHandler(async (err, request, reply) => {
     const http = toHttpError(err);
+    // Read the rest of a refused body first, or the client is still sending when the socket closes.
+    if (http.code === 'payload_too_large') await drainRefusedBody(request.raw);
     if (http.statusCode >= 500) request.log.error({ err }, `${http.code}: ${(err as Error).message}`);
     return reply.code(http.statusCode).send({ error: { code: http.code, message: http.message } });
   });
