@@ -45,6 +45,17 @@ export const HistoryBody = z.looseObject({
   before: z.union([z.string().min(1), z.object({ configurable: z.looseObject({ checkpoint_id: z.string().min(1) }) })]).optional(),
 });
 
+export const StateUpdate = z.looseObject({
+  values: z.unknown().optional(),
+  as_node: z.string().min(1).max(200).optional(),
+  checkpoint_id: z.string().min(1).max(200).optional(),
+  checkpoint: z
+    .looseObject({ checkpoint_id: z.string().min(1).max(200).optional() })
+    .nullable()
+    .optional(),
+});
+export type StateUpdate = z.infer<typeof StateUpdate>;
+
 const StreamMode = z.enum(STREAM_MODES);
 
 export const RunCreate = z.looseObject({
