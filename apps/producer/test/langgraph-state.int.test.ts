@@ -90,3 +90,55 @@ describe.each(SDKS)('LangGraph API through the SDK: state updates (SDK %s)', (sd
     expect(await client.threads.getHistory(thread.thread_id, { limit: 100 })).toHaveLength(before.length);
   });
 });
+
+describe.each(SDKS)('LangGraph API through the SDK: command and breakpoints (SDK %s)', (sdk) => {
+  const sdkClient = (key?: string) => s.client(key, sdk);
+
+  it('command update + goto: a run that starts from the thread state at the named node', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    expect(await client.runs.wait(thread.thread_id, 'echo', { input: { steps: 1 } })).toMatchObject({ done: 1 });
+    const run = await client.runs.create(thread.thread_id, 'echo', { command: { update: { steps: 3 }, goto: 'step' } });
+    expect((run as unknown as { kwargs: unknown }).kwargs).toMatchObject({ command: { update: { steps: 3 }, goto: ['step'] } });
+    expect(await client.runs.join(thread.thread_id, run.run_id)).toMatchObject({ done: 3, log: ['step 1', 'step 2', 'step 3'] });
+  });
+
+  it('command resume + update: the interrupted run continues with the updated state', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, 'approval', { input: { request: 'a car' } });
+    const done = await client.runs.wait(thread.thread_id, 'approval', { command: { resume: { approved: true }, update: { request: 'a yacht' } } });
+    expect(done).toMatchObject({ request: 'a yacht', decision: 'approved', outcome: 'a yacht: approved' });
+    expect(await client.runs.list(thread.thread_id)).toHaveLength(1);
+  });
+
+  it('interrupt_after parks the run at the breakpoint (thread interrupted, next step pending); command resume finishes it', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    const paused = await client.runs.wait(thread.thread_id, 'echo', { input: { steps: 2 }, interruptAfter: ['step'] });
+    expect(paused).toMatchObject({ done: 1, log: ['step 1'] });
+    const [run] = await client.runs.list(thread.thread_id);
+    expect([run?.status, (await client.threads.get(thread.thread_id)).status]).toEqual(['interrupted', 'interrupted']);
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual(['step']);
+    const parts = [];
+    for await (const part of client.runs.stream(thread.thread_id, 'echo', { command: { resume: null } })) parts.push(part);
+    expect(parts.filter((p) => p.event === 'values').at(-1)?.data).toMatchObject({ done: 2, log: ['step 1', 'step 2'] });
+    expect((await client.runs.get(thread.thread_id, run?.run_id as string)).status).toBe('success');
+    expect((await client.threads.getState(thread.thread_id)).values).toMatchObject({ done: 2, log: ['step 1', 'step 2'] });
+  });
+
+  it('interrupt_before "*" stops before the first node; bad commands and breakpoints answer 422 and admit nothing', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    expect(await client.runs.wait(thread.thread_id, 'chat', { input: { messages: 'hi' }, interruptBefore: '*' })).toMatchObject({
+      messages: [{ content: 'hi' }],
+    });
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual(['reply']);
+    const other = await client.threads.create();
+    const before = (await s.db.ledger.list({ limit: 500 })).jobs.length;
+    await expect(client.runs.create(other.thread_id, 'echo', { command: { goto: 'nowhere' } })).rejects.toThrow(/422/);
+    await expect(client.runs.create(other.thread_id, 'echo', { input: {}, command: { goto: 'step' } })).rejects.toThrow(/422/);
+    await expect(client.runs.create(other.thread_id, 'echo', { input: {}, interruptAfter: ['nowhere'] })).rejects.toThrow(/422/);
+    expect((await s.db.ledger.list({ limit: 500 })).jobs.length).toBe(before);
+  });
+});
