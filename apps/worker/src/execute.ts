@@ -1,7 +1,7 @@
-import { Command, INTERRUPT, RunControl } from '@langchain/langgraph';
+import { INTERRUPT, RunControl } from '@langchain/langgraph';
 import { type ClaimResult, FencedPostgresSaver, type Job, type Ledger, langGraphThreadId } from '@runledger/ledger';
 import { type DeliveryData, deliver, handOffThread } from '@runledger/queue';
-import type { GraphRegistry, RunContext, RunnableGraph } from '@runledger/runtime';
+import { breakpointsOf, commandOf, type GraphRegistry, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
 import { backoffMs, classify, RunAbort } from './outcome';
@@ -151,7 +151,16 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   const ctx: RunContext = { jobId, threadId: job.threadId, fencingToken: token, attempt: job.attempt, ledger, signal };
   // outputKeys: invoke returns the same channels getState reads as `values` (settle uses them).
   const outputKeys = stateKeys(graph);
-  const config = { configurable: { ...threadOf(job).configurable, runledger: ctx }, signal, control, durability: 'sync', recursionLimit: 10_000, outputKeys };
+  const config = {
+    configurable: { ...threadOf(job).configurable, runledger: ctx },
+    signal,
+    control,
+    durability: 'sync',
+    recursionLimit: 10_000,
+    outputKeys,
+    // A LangGraph API run's static breakpoints, at every attempt of it (and its resumes).
+    ...breakpointsOf(runRequestOf(job.metadata)),
+  };
   const state = job.firstCheckpointAt ? await graph.getState(threadOf(job)) : undefined;
   const readEffects = !job.firstCheckpointAt && claimed.mayHavePendingEffects;
   const decision = decide(job, readEffects ? await ledger.pendingEffects(jobId) : [], state);
@@ -168,6 +177,12 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   }
 }
 
+/** What a job's graph starts with: its input, or the Command a LangGraph API run asked for instead. */
+function startInput(job: Job): unknown {
+  const command = runRequestOf(job.metadata)?.command;
+  return command ? commandOf(command) : job.input;
+}
+
 /** Records the decision; returns the invoke input, or how the attempt ended when the decision ended it. */
 async function applyDecision(
   deps: ExecuteDeps,
@@ -181,16 +196,16 @@ async function applyDecision(
   switch (d.action) {
     case 'start':
       if (!startRecorded) await ledger.appendEvent(jobId, token, 'started', {});
-      return { input: job.input };
+      return { input: startInput(job) };
     case 'replay':
       await ledger.appendEvent(jobId, token, 'replayed', { reason: d.reason });
-      return { input: job.input };
+      return { input: startInput(job) };
     case 'resume':
       await ledger.appendEvent(jobId, token, 'resumed', { reason: d.reason });
       return { input: null };
     case 'resume_command':
       await ledger.appendEvent(jobId, token, 'resumed', { reason: 'resume_request' });
-      return { input: new Command({ resume: d.value }) };
+      return { input: commandOf(d.command, d.resume) };
     case 'park':
       await ledger.park(jobId, token, d.interrupts);
       return { done: { outcome: 'interrupted', decision: d.action } };
@@ -233,7 +248,8 @@ async function settle(deps: ExecuteDeps, job: Job, graph: RunnableGraph, d: Deci
   }
   const state = await graph.getState(threadOf(job));
   const interrupts = pendingInterrupts(state);
-  if (interrupts.length > 0) {
+  // Tasks left after a clean return: interrupts, or a static breakpoint (none; a resume continues it).
+  if (interrupts.length > 0 || state.next.length > 0) {
     await deps.ledger.park(job.jobId, job.fencingToken, interrupts);
     return { outcome: 'interrupted', decision: d.action };
   }

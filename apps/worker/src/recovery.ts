@@ -1,12 +1,13 @@
 import type { StateSnapshot } from '@langchain/langgraph';
 import type { Job } from '@runledger/ledger';
+import type { RunCommand } from '@runledger/runtime';
 
 /** What a worker does with a claimed job (ARCHITECTURE.md, Recovery decision). */
 export type Decision =
   | { action: 'start' }
   | { action: 'replay'; reason: string }
   | { action: 'resume'; reason: string }
-  | { action: 'resume_command'; value: unknown }
+  | { action: 'resume_command'; command: RunCommand; resume?: { value: unknown } }
   | { action: 'park'; interrupts: unknown[] }
   | { action: 'complete_finished' }
   | { action: 'manual'; reason: string; effects: Array<{ effectKey: string; name: string }> }
@@ -31,8 +32,12 @@ export function decide(job: Job, pendingEffects: Array<{ effectKey: string; name
     return job.attempt <= 1 && !job.recoveryReason ? { action: 'start' } : { action: 'replay', reason: job.recoveryReason ?? 'no_checkpoint' };
   }
   const interrupts = pendingInterrupts(state);
-  const resume = job.resumeValue as { value: unknown } | null;
-  if (resume && interrupts.length > 0) return { action: 'resume_command', value: resume.value };
+  // A resume request: its value answers pending interrupts; its update and goto (LangGraph API
+  // `command`) go along, and also continue a run parked at a static breakpoint (no interrupt).
+  const resume = job.resumeValue as ({ value: unknown } & RunCommand) | null;
+  const command: RunCommand = { update: resume?.update, goto: resume?.goto };
+  if (resume && interrupts.length > 0) return { action: 'resume_command', command, resume: { value: resume.value } };
+  if (resume && (command.update !== undefined || command.goto?.length)) return { action: 'resume_command', command };
   if (interrupts.length > 0) return { action: 'park', interrupts };
   // Finished only when nothing is left: after a crash between a step's task writes and its
   // checkpoint, `next` is empty (LangGraph hides tasks that already have writes) but `tasks` is not.

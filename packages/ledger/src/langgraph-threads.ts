@@ -1,3 +1,6 @@
+import type pg from 'pg';
+import { ThreadBusyError } from './errors';
+import { OneStatementPostgresSaver } from './fenced-saver';
 import { json, LedgerCore } from './ledger-core';
 import type { JobStatus } from './states';
 
@@ -72,5 +75,29 @@ export class LangGraphThreads extends LedgerCore {
   /** Merges metadata into a thread; false when it is missing or another tenant's. */
   async mergeMetadata(threadId: string, tenant: string | undefined, metadata: Record<string, unknown>): Promise<boolean> {
     return ((await this.q('update_thread_metadata', [threadId, tenant ?? null, json(metadata)])).rowCount ?? 0) === 1;
+  }
+
+  /**
+   * Runs `write` (a state update through a LangGraph graph) with a checkpoint saver inside one
+   * transaction that holds the tenant's thread: the admission lock (lock_thread.sql, as a
+   * multitask "reject" admission takes it) and a share lock on its unfinished jobs, so no run can
+   * be claimed or resumed until the checkpoint is committed. Throws ThreadBusyError, writing
+   * nothing, when a job of the thread holds or awaits it (only a parked `interrupted` one may
+   * stay: its resume then starts from the written state). Bumps the thread's `updated_at`.
+   * `schema` is the checkpoint tables' (DB_SCHEMA).
+   */
+  async writeState<T>(threadId: string, tenant: string, schema: string, write: (saver: OneStatementPostgresSaver) => Promise<T>): Promise<T> {
+    return this.inTransaction(async (client) => {
+      await this.q('lock_thread', [tenant, threadId], client);
+      const open = (await this.q('hold_thread_jobs', [tenant, threadId], client)).rows as Array<{ job_id: string; status: JobStatus }>;
+      const busy = open.find((j) => j.status !== 'interrupted');
+      if (busy) throw new ThreadBusyError(threadId, busy.job_id);
+      // Reads and writes of this saver go through the transaction's client: the update sees, and
+      // commits on top of, the checkpoint this transaction holds still.
+      const saver = new OneStatementPostgresSaver(client as unknown as pg.Pool, { schema, codec: this.crypto });
+      const out = await write(saver);
+      await this.q('update_thread_metadata', [threadId, tenant, json({})], client);
+      return out;
+    });
   }
 }

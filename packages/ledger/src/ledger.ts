@@ -289,10 +289,13 @@ export class Ledger extends AdmissionLedger {
     return this.operate(jobId, tenant, from, 'cancelled', 'cancelled', 'cancel', { detail: { note: this.eventNote(jobId, note) }, reason: 'cancelled' });
   }
 
-  /** interrupted → accepted, carrying the value for `Command({ resume })`. */
-  resume(jobId: string, value: unknown, tenant?: string): Promise<Job> {
+  /**
+   * interrupted → accepted, carrying the value for `Command({ resume })`, and with `command` the
+   * Command's other fields (`update`, `goto`, as the LangGraph API sends them) in the same record.
+   */
+  resume(jobId: string, value: unknown, tenant?: string, command: { update?: unknown; goto?: unknown } = {}): Promise<Job> {
     return this.operate(jobId, tenant, ['interrupted'], 'accepted', 'resume_requested', 'resume', {
-      resume: this.seal({ value }, sealContext.jobResumeValue(jobId)),
+      resume: this.seal({ value, ...command }, sealContext.jobResumeValue(jobId)),
       detail: { value: this.seal(value, sealContext.eventDetail(jobId, 'value')) },
     });
   }

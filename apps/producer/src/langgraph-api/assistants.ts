@@ -1,4 +1,5 @@
 import { v5 as uuid5 } from '@langchain/core/utils/uuid';
+import { MemorySaver } from '@langchain/langgraph';
 import type { GraphDefinition, GraphRegistry } from '@runledger/runtime';
 import { ApiError } from '../http-errors';
 
@@ -29,6 +30,19 @@ export class Assistants {
     const found = this.find(id);
     if (!found) throw new ApiError(404, 'not_found', `No assistant or graph "${id}"; known graphs: ${[...this.graphs.keys()].join(', ')}.`);
     return found;
+  }
+
+  private readonly nodes = new Map<string, ReadonlySet<string>>();
+
+  /** The node names of a graph (compiled once, on an in-memory saver); empty when it exposes none. */
+  nodeNames(g: GraphDefinition): ReadonlySet<string> {
+    let names = this.nodes.get(g.name);
+    if (!names) {
+      const compiled = g.build(new MemorySaver()) as { nodes?: Record<string, unknown> };
+      names = new Set(Object.keys(compiled.nodes ?? {}).filter((n) => n !== '__start__'));
+      this.nodes.set(g.name, names);
+    }
+    return names;
   }
 
   all(): GraphDefinition[] {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidTransitionError, isTerminal, type Job, type LangGraphThread } from '@runledger/ledger';
-import { STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
+import { type GotoTarget, type GraphDefinition, RUN_REQUEST_KEY, type RunRequest, STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
 import type { FastifyRequest } from 'fastify';
 import { deliverWithin } from '../delivery';
 import { ApiError } from '../http-errors';
@@ -54,6 +54,30 @@ function streamRequest(body: RunCreate, streaming: boolean): { modes: StreamMode
   return { modes: asked.length ? asked : ['values'], subgraphs: body.stream_subgraphs === true };
 }
 
+/** The run request to store on the job (Command update/goto, breakpoints), its node names checked; undefined when none. */
+function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate): RunRequest | undefined {
+  const c = body.command ?? undefined;
+  const goto = c?.goto === undefined ? undefined : ([c.goto].flat() as GotoTarget[]);
+  const command = c && (c.update !== undefined || goto?.length) ? { update: c.update, goto } : undefined;
+  const before = body.interrupt_before;
+  const after = body.interrupt_after;
+  const nodes = d.assistants.nodeNames(graph);
+  const named = [
+    ...(goto ?? []).map((g) => (typeof g === 'string' ? g : g.node)),
+    ...(before === '*' ? [] : (before ?? [])),
+    ...(after === '*' ? [] : (after ?? [])),
+  ];
+  const unknown = named.filter((n) => !nodes.has(n));
+  if (unknown.length)
+    throw new ApiError(
+      422,
+      'invalid_request',
+      `Graph "${graph.name}" has no node ${unknown.map((n) => `"${n}"`).join(', ')}; its nodes: ${[...nodes].join(', ')}.`,
+    );
+  if (!command && !before && !after) return undefined;
+  return { command, interruptBefore: before, interruptAfter: after };
+}
+
 /**
  * Checks a run request and admits it as a job through the producer's admitter (ledger commit,
  * then queue), or continues the thread's interrupted job for `command: { resume }` (the ledger's
@@ -70,10 +94,13 @@ export async function createRun(
   for (const field of UNSUPPORTED_RUN_FIELDS) if (raw[field] !== undefined && raw[field] !== null) throw unsupported(`body.${field}`);
   if (body.multitask_strategy === 'rollback') throw unsupported('multitask_strategy "rollback"');
   const command = body.command ?? undefined;
-  if (command && (command.update !== undefined || command.goto !== undefined)) throw unsupported('command.update and command.goto');
   const graph = d.assistants.resolve(body.assistant_id);
   const resuming = command !== undefined && 'resume' in command;
-  if (!resuming) {
+  if (command && body.input !== undefined && body.input !== null)
+    throw new ApiError(422, 'invalid_request', 'Send either input or command, not both: a command run starts from the thread state.');
+  const run = runRequest(d, graph, body);
+  // A command run starts from the thread's state, not from an input.
+  if (!command) {
     const problem = graph.validateInput?.(body.input ?? null);
     if (problem) throw new ApiError(422, 'invalid_input', problem);
   }
@@ -87,7 +114,13 @@ export async function createRun(
     if (latest?.status !== 'interrupted')
       throw new ApiError(409, 'invalid_state', `Thread ${thread.threadId} is not interrupted; command.resume continues an interrupted thread.`);
     const streamAfter = await d.streams.lastId(latest.jobId);
-    const job = await d.ledger.resume(latest.jobId, command.resume, tenantScope(request));
+    if (body.interrupt_before || body.interrupt_after)
+      throw new ApiError(
+        422,
+        'invalid_request',
+        'interrupt_before and interrupt_after apply to a new run, not to command.resume (the resumed run keeps its own).',
+      );
+    const job = await d.ledger.resume(latest.jobId, command.resume, tenantScope(request), { update: run?.command?.update, goto: run?.command?.goto });
     await deliverWithin(d.queue, d.ledger, job, d.enqueueTimeoutMs, request.log);
     return { job, streamAfter };
   }
@@ -96,7 +129,7 @@ export async function createRun(
   // they checkpointed; the new run then goes first. Their stale writes are refused by the fence.
   if (body.multitask_strategy === 'interrupt') await cancelOpenRuns(d, request, thread.threadId);
   const stream = streamRequest(body, streaming);
-  const metadata = { ...body.metadata, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}) };
+  const metadata = { ...body.metadata, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}), ...(run ? { [RUN_REQUEST_KEY]: run } : {}) };
   const { job } = await d.admitter.admit(
     {
       graph: graph.name,

@@ -1,6 +1,6 @@
 import { load } from '@langchain/core/load';
 import type { Job, Ledger } from '@runledger/ledger';
-import { STREAM_REQUEST_KEY } from '@runledger/runtime';
+import { RUN_REQUEST_KEY, STREAM_REQUEST_KEY } from '@runledger/runtime';
 import { assistantIdOf } from './assistants';
 import type { LangGraphDeps } from './context';
 import { isSettled, runError, runStatus } from './status';
@@ -8,14 +8,20 @@ import { interruptsOf } from './thread-state';
 
 /** The LangGraph API's Run object of a job (run id = job id). */
 export function runView(job: Job) {
-  const { [STREAM_REQUEST_KEY]: stream, ...metadata } = job.metadata ?? {};
+  const { [STREAM_REQUEST_KEY]: stream, [RUN_REQUEST_KEY]: run, ...metadata } = job.metadata ?? {};
+  const asked = (run ?? {}) as { command?: unknown; interruptBefore?: unknown; interruptAfter?: unknown };
   return {
     run_id: job.jobId,
     thread_id: job.threadId,
     assistant_id: assistantIdOf(job.graph),
     status: runStatus(job),
     metadata,
-    kwargs: { stream_mode: (stream as { modes?: string[] } | undefined)?.modes ?? [] },
+    kwargs: {
+      stream_mode: (stream as { modes?: string[] } | undefined)?.modes ?? [],
+      command: asked.command ?? null,
+      interrupt_before: asked.interruptBefore ?? null,
+      interrupt_after: asked.interruptAfter ?? null,
+    },
     multitask_strategy: null,
     attempt: job.attempt,
     created_at: job.acceptedAt.toISOString(),

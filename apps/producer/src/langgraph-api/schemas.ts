@@ -45,12 +45,31 @@ export const HistoryBody = z.looseObject({
   before: z.union([z.string().min(1), z.object({ configurable: z.looseObject({ checkpoint_id: z.string().min(1) }) })]).optional(),
 });
 
+export const StateUpdate = z.looseObject({
+  values: z.unknown().optional(),
+  as_node: z.string().min(1).max(200).optional(),
+  checkpoint_id: z.string().min(1).max(200).optional(),
+  checkpoint: z
+    .looseObject({ checkpoint_id: z.string().min(1).max(200).optional() })
+    .nullable()
+    .optional(),
+});
+export type StateUpdate = z.infer<typeof StateUpdate>;
+
 const StreamMode = z.enum(STREAM_MODES);
+const NodeName = z.string().min(1).max(200);
+const GotoTarget = z.union([NodeName, z.looseObject({ node: NodeName, input: z.unknown() })]);
+/** Command.goto: a node, a Send ({ node, input }), or a list of them. */
+const Goto = z.union([GotoTarget, z.array(GotoTarget).max(100)]);
+/** interrupt_before / interrupt_after: node names, or "*" for every node. */
+const Breakpoints = z.union([z.literal('*'), z.array(NodeName).max(100)]);
 
 export const RunCreate = z.looseObject({
   assistant_id: z.string().min(1, 'assistant_id must not be empty').max(200),
   input: z.unknown().optional(),
-  command: z.looseObject({ resume: z.unknown().optional() }).nullable().optional(),
+  command: z.looseObject({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: Goto.optional() }).nullable().optional(),
+  interrupt_before: Breakpoints.optional(),
+  interrupt_after: Breakpoints.optional(),
   stream_mode: z.union([StreamMode, z.array(StreamMode).max(STREAM_MODES.length)]).optional(),
   stream_subgraphs: z.boolean().optional(),
   metadata: metadata.optional(),
@@ -61,7 +80,7 @@ export const RunCreate = z.looseObject({
 export type RunCreate = z.infer<typeof RunCreate>;
 
 /** Fields of a run request that would change the run and that Runledger does not do yet. */
-export const UNSUPPORTED_RUN_FIELDS = ['interrupt_before', 'interrupt_after', 'checkpoint', 'checkpoint_id', 'after_seconds', 'webhook'] as const;
+export const UNSUPPORTED_RUN_FIELDS = ['checkpoint', 'checkpoint_id', 'after_seconds', 'webhook'] as const;
 
 export const CancelQuery = z.looseObject({
   wait: z.enum(['0', '1', 'true', 'false']).optional(),

@@ -5,7 +5,8 @@ import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
 import type { LangGraphDeps } from './context';
-import { HistoryBody, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from './schemas';
+import { HistoryBody, StateUpdate, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from './schemas';
+import { updateThreadState } from './state-write';
 import { jobStatusesOf, threadStatus } from './status';
 import { EMPTY_STATE, interruptsOf, threadStateView } from './thread-state';
 
@@ -20,8 +21,10 @@ function graphOf(d: LangGraphDeps, t: LangGraphThread) {
 
 /** The LangGraph API's Thread object: status from the newest job, values and interrupts from the checkpoint. */
 async function threadView(d: LangGraphDeps, t: LangGraphThread) {
-  const graph = t.latestJob ? graphOf(d, t) : undefined;
-  const state = graph ? await d.states.state(graph, t) : undefined;
+  const graph = graphOf(d, t);
+  // A thread without a checkpoint (no run, no state update yet) has no values.
+  const read = graph ? await d.states.state(graph, t) : undefined;
+  const state = read?.config?.configurable?.checkpoint_id ? read : undefined;
   return {
     thread_id: t.threadId,
     created_at: t.createdAt.toISOString(),
@@ -99,9 +102,27 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
   app.get('/threads/:thread_id/state', { schema: { ...doc, summary: "A thread's current state", params: ThreadParams } }, async (request) => {
     const thread = await threadOf(d, request);
     const graph = graphOf(d, thread);
-    if (!graph || !thread.latestJob) return EMPTY_STATE;
+    if (!graph) return EMPTY_STATE;
     return threadStateView(await d.states.state(graph, thread), thread.threadId);
   });
+
+  app.post(
+    '/threads/:thread_id/state',
+    {
+      schema: {
+        ...doc,
+        summary: "Update a thread's state (as_node: as that node's output); 409 while a run holds the thread",
+        params: ThreadParams,
+        body: StateUpdate,
+      },
+    },
+    async (request) => {
+      const thread = await threadOf(d, request);
+      const graph = graphOf(d, thread);
+      if (!graph) throw new ApiError(409, 'invalid_state', `Thread ${thread.threadId} has no graph yet: run it once, or create it with metadata.graph_id.`);
+      return updateThreadState(d, thread, graph, request.body as StateUpdate);
+    },
+  );
 
   app.post(
     '/threads/:thread_id/history',
@@ -110,7 +131,7 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
       const thread = await threadOf(d, request);
       const q = (request.body ?? {}) as z.infer<typeof HistoryBody>;
       const graph = graphOf(d, thread);
-      if (!graph || !thread.latestJob) return [];
+      if (!graph) return [];
       const before = typeof q.before === 'string' ? q.before : q.before?.configurable.checkpoint_id;
       return (await d.states.history(graph, thread, q.limit ?? 10, before)).map((s) => threadStateView(s, thread.threadId));
     },

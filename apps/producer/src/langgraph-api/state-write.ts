@@ -1,0 +1,37 @@
+import { type LangGraphThread, langGraphThreadId } from '@runledger/ledger';
+import type { GraphDefinition } from '@runledger/runtime';
+import { ApiError } from '../http-errors';
+import type { LangGraphDeps } from './context';
+import type { StateUpdate } from './schemas';
+
+interface UpdatableGraph {
+  updateState(config: { configurable: Record<string, unknown> }, values: unknown, asNode?: string): Promise<{ configurable?: Record<string, unknown> }>;
+}
+
+/** LangGraph's refusals of an update (unknown node, ambiguous writer, …): the request's fault. */
+const REFUSED_UPDATE = new Set(['InvalidUpdateError', 'EmptyInputError']);
+
+/**
+ * Writes a thread-state update (`POST /threads/:tid/state`) through the thread's graph, as LangGraph's
+ * `updateState` does (`as_node` picks the node the update is written as, which decides what runs
+ * next), inside the ledger's thread-held transaction: refused with 409 thread_busy while a run
+ * holds or awaits the thread. Answers the new checkpoint, named by the API's thread id.
+ */
+export async function updateThreadState(d: LangGraphDeps, thread: LangGraphThread, graph: GraphDefinition, body: StateUpdate) {
+  const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
+  const from = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
+  const config = { configurable: { thread_id, ...(from ? { checkpoint_id: from } : {}) } };
+  try {
+    const written = await d.threads.writeState(thread.threadId, thread.tenant, d.schema, (saver) =>
+      (graph.build(saver) as unknown as UpdatableGraph).updateState(config, body.values ?? null, body.as_node),
+    );
+    const c = written.configurable ?? {};
+    const checkpoint = { thread_id: thread.threadId, checkpoint_ns: c.checkpoint_ns ?? '', checkpoint_id: c.checkpoint_id };
+    // The reference server answers { checkpoint }; SDK typings read it as a config's `configurable`.
+    return { checkpoint, configurable: checkpoint };
+  } catch (err) {
+    const name = (err as Error).name;
+    if (REFUSED_UPDATE.has(name)) throw new ApiError(422, 'invalid_update', `LangGraph refused the update: ${(err as Error).message}`);
+    throw err;
+  }
+}

@@ -1,0 +1,144 @@
+// Thread-state updates, commands and breakpoints through the official LangGraph SDK Client against
+// a real producer, PostgreSQL, queue and worker process.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../test/support/db';
+import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
+
+let s: LangGraphStack;
+beforeAll(async () => {
+  s = await startLangGraphStack('lg_state');
+  s.worker('lg-state-w1');
+});
+afterAll(() => s?.close());
+
+type Chat = { messages: Array<{ type: string; content: string }> };
+const contents = (v: Chat) => v.messages.map((m) => [m.type, m.content]);
+
+describe.each(SDKS)('LangGraph API through the SDK: state updates (SDK %s)', (sdk) => {
+  const sdkClient = (key?: string) => s.client(key, sdk);
+
+  it('updateState writes a checkpoint getState and getHistory read back; the next run continues from it', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, 'chat', { input: { messages: 'one' } });
+    const written = (await client.threads.updateState(thread.thread_id, { values: { messages: [{ type: 'human', content: 'edited' }] } })) as {
+      checkpoint: { checkpoint_id: string; thread_id: string };
+    };
+    expect(written.checkpoint.thread_id).toBe(thread.thread_id);
+    const state = await client.threads.getState<Chat>(thread.thread_id);
+    expect(state.checkpoint?.checkpoint_id).toBe(written.checkpoint.checkpoint_id);
+    expect(contents(state.values)).toEqual([
+      ['human', 'one'],
+      ['ai', 'You said: one'],
+      ['human', 'edited'],
+    ]);
+    const [newest, before] = await client.threads.getHistory(thread.thread_id, { limit: 2 });
+    expect(newest?.checkpoint?.checkpoint_id).toBe(written.checkpoint.checkpoint_id);
+    expect(newest?.metadata).toMatchObject({ source: 'update' });
+    expect(newest?.parent_checkpoint?.checkpoint_id).toBe(before?.checkpoint?.checkpoint_id);
+    expect((await client.threads.get<Chat>(thread.thread_id)).values.messages).toHaveLength(3);
+
+    const next = (await client.runs.wait(thread.thread_id, 'chat', { input: { messages: 'two' } })) as Chat;
+    expect(contents(next).slice(2)).toEqual([
+      ['human', 'edited'],
+      ['human', 'two'],
+      ['ai', 'You said: two'],
+    ]);
+  });
+
+  it('updateState as_node on an interrupted thread: the node counts as done, resume runs what follows it', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, 'approval', { input: { request: 'a bike' } });
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual(['review']);
+    await client.threads.updateState(thread.thread_id, { values: { decision: 'approved by hand' }, asNode: 'review' });
+    const state = await client.threads.getState(thread.thread_id);
+    expect([state.next, state.tasks.flatMap((t) => t.interrupts)]).toEqual([['finish'], []]);
+    const done = await client.runs.wait(thread.thread_id, 'approval', { command: { resume: { approved: false } } });
+    // review did not run again: the hand-written decision stands, the resume value is unused.
+    expect(done).toMatchObject({ outcome: 'a bike: approved by hand' });
+  });
+
+  it('updateState is refused with 409 while a run holds the thread, and writes nothing', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 2, sleepMs: 1_500 } });
+    await waitFor('the run to checkpoint', async () => (await client.runs.get(thread.thread_id, run.run_id)).status === 'running');
+    const before = await client.threads.getHistory(thread.thread_id, { limit: 100 });
+    await expect(client.threads.updateState(thread.thread_id, { values: { log: ['sneaked in'] } })).rejects.toThrow(/409/);
+    const r = await fetch(`${s.url}/threads/${thread.thread_id}/state`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' },
+      body: JSON.stringify({ values: { log: ['sneaked in'] } }),
+    });
+    expect([r.status, ((await r.json()) as { error: { code: string } }).error.code]).toEqual([409, 'thread_busy']);
+    const after = await client.runs.join(thread.thread_id, run.run_id);
+    expect(after).toMatchObject({ done: 2, log: ['step 1', 'step 2'] });
+    const history = await client.threads.getHistory(thread.thread_id, { limit: 100 });
+    expect(history.filter((h) => h.metadata?.source === 'update')).toEqual([]);
+    expect(history.length).toBeGreaterThan(before.length);
+  });
+
+  it('bad updates: unknown node 422, a thread without a graph 409, another tenant 404; nothing written', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    await expect(client.threads.updateState(thread.thread_id, { values: { messages: 'x' } })).rejects.toThrow(/409/);
+    await client.runs.wait(thread.thread_id, 'chat', { input: { messages: 'one' } });
+    const before = await client.threads.getHistory(thread.thread_id, { limit: 100 });
+    await expect(client.threads.updateState(thread.thread_id, { values: { messages: 'x' }, asNode: 'nowhere' })).rejects.toThrow(/422/);
+    await expect(sdkClient(KEYS.globex).threads.updateState(thread.thread_id, { values: { messages: 'x' } })).rejects.toThrow(/404/);
+    expect(await client.threads.getHistory(thread.thread_id, { limit: 100 })).toHaveLength(before.length);
+  });
+});
+
+describe.each(SDKS)('LangGraph API through the SDK: command and breakpoints (SDK %s)', (sdk) => {
+  const sdkClient = (key?: string) => s.client(key, sdk);
+
+  it('command update + goto: a run that starts from the thread state at the named node', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    expect(await client.runs.wait(thread.thread_id, 'echo', { input: { steps: 1 } })).toMatchObject({ done: 1 });
+    const run = await client.runs.create(thread.thread_id, 'echo', { command: { update: { steps: 3 }, goto: 'step' } });
+    expect((run as unknown as { kwargs: unknown }).kwargs).toMatchObject({ command: { update: { steps: 3 }, goto: ['step'] } });
+    expect(await client.runs.join(thread.thread_id, run.run_id)).toMatchObject({ done: 3, log: ['step 1', 'step 2', 'step 3'] });
+  });
+
+  it('command resume + update: the interrupted run continues with the updated state', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, 'approval', { input: { request: 'a car' } });
+    const done = await client.runs.wait(thread.thread_id, 'approval', { command: { resume: { approved: true }, update: { request: 'a yacht' } } });
+    expect(done).toMatchObject({ request: 'a yacht', decision: 'approved', outcome: 'a yacht: approved' });
+    expect(await client.runs.list(thread.thread_id)).toHaveLength(1);
+  });
+
+  it('interrupt_after parks the run at the breakpoint (thread interrupted, next step pending); command resume finishes it', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    const paused = await client.runs.wait(thread.thread_id, 'echo', { input: { steps: 2 }, interruptAfter: ['step'] });
+    expect(paused).toMatchObject({ done: 1, log: ['step 1'] });
+    const [run] = await client.runs.list(thread.thread_id);
+    expect([run?.status, (await client.threads.get(thread.thread_id)).status]).toEqual(['interrupted', 'interrupted']);
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual(['step']);
+    const parts = [];
+    for await (const part of client.runs.stream(thread.thread_id, 'echo', { command: { resume: null } })) parts.push(part);
+    expect(parts.filter((p) => p.event === 'values').at(-1)?.data).toMatchObject({ done: 2, log: ['step 1', 'step 2'] });
+    expect((await client.runs.get(thread.thread_id, run?.run_id as string)).status).toBe('success');
+    expect((await client.threads.getState(thread.thread_id)).values).toMatchObject({ done: 2, log: ['step 1', 'step 2'] });
+  });
+
+  it('interrupt_before "*" stops before the first node; bad commands and breakpoints answer 422 and admit nothing', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    expect(await client.runs.wait(thread.thread_id, 'chat', { input: { messages: 'hi' }, interruptBefore: '*' })).toMatchObject({
+      messages: [{ content: 'hi' }],
+    });
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual(['reply']);
+    const other = await client.threads.create();
+    const before = (await s.db.ledger.list({ limit: 500 })).jobs.length;
+    await expect(client.runs.create(other.thread_id, 'echo', { command: { goto: 'nowhere' } })).rejects.toThrow(/422/);
+    await expect(client.runs.create(other.thread_id, 'echo', { input: {}, command: { goto: 'step' } })).rejects.toThrow(/422/);
+    await expect(client.runs.create(other.thread_id, 'echo', { input: {}, interruptAfter: ['nowhere'] })).rejects.toThrow(/422/);
+    expect((await s.db.ledger.list({ limit: 500 })).jobs.length).toBe(before);
+  });
+});
