@@ -23,7 +23,7 @@ const pkg = (cwd: string, entry: Record<string, string>, extra: Partial<UserConf
 });
 
 export default defineConfig([
-  pkg('packages/ledger', { index: 'src/index.ts' }, { copy: [{ from: 'src/sql', to: 'dist' }] }),
+  pkg('packages/ledger', { index: 'src/index.ts', core: 'src/core.ts' }, { copy: [{ from: 'src/sql', to: 'dist' }] }),
   pkg('packages/queue', { index: 'src/index.ts' }),
   pkg('packages/telemetry', { index: 'src/index.ts' }),
   pkg('packages/runtime', { index: 'src/index.ts' }),

@@ -1,4 +1,4 @@
-import { AesGcmPayloadCodec, createPool, Ledger, parseEncryptionKeys } from '@runledger/ledger';
+import { AesGcmPayloadCodec, createPool, Ledger, parseEncryptionKeys } from '@runledger/ledger/core';
 import type { DeliveryData } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type pg from 'pg';

@@ -5,7 +5,7 @@
 // { type: 'error', message } over IPC; stops PostgreSQL on SIGTERM or when the supervisor is gone.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type EmbeddedDatabase, embeddedDataDir, startEmbeddedPostgres } from '@runledger/ledger';
+import { type EmbeddedDatabase, embeddedDataDir, startEmbeddedPostgres } from '@runledger/ledger/core';
 
 const asked = path.resolve(process.argv[2] ?? '.runledger/pg');
 /** As root in a closed checkout: where the binaries' copy and the data go (default /var/tmp). */

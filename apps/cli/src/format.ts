@@ -1,3 +1,4 @@
+import { conversationOf } from '@runledger/ledger/core';
 // Plain-text formatting for the terminal: tables, ages, compact JSON, optional colour.
 
 /** ANSI colours, or identity functions when `enabled` is false (not a TTY, or NO_COLOR set). */
@@ -52,11 +53,7 @@ export function when(at: Date | null): string {
 
 /** A job's result in one line: a LangGraph state with messages shows its last message's text. */
 export function summarizeResult(result: unknown, max = 120): string {
-  const messages = (result as { messages?: unknown } | null)?.messages;
-  if (Array.isArray(messages) && messages.length > 0) {
-    const last = messages[messages.length - 1] as { content?: unknown; kwargs?: { content?: unknown } };
-    const content = last.kwargs?.content ?? last.content;
-    if (typeof content === 'string') return `"${compact(content, max - 2)}"`;
-  }
+  const last = conversationOf(result)?.at(-1);
+  if (last?.text) return `"${compact(last.text, max - 2)}"`;
   return compact(result, max);
 }

@@ -1,13 +1,15 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
  * Where `npm start` / `runledger dev` keep `.runledger/` by default: the repository's root when
- * the CLI runs from its TypeScript sources (so `npx runledger` finds the stack from any of its
- * directories), the working directory (the user's project) when it runs installed.
+ * the CLI runs in the repository, from its sources or from its build beside them (so
+ * `npx runledger` finds the stack from any of its directories), the working directory (the
+ * user's project) when it runs installed.
  */
 export function projectRoot(): string {
-  return import.meta.filename.endsWith('.ts') ? path.resolve(import.meta.dirname, '../../..') : process.cwd();
+  const inRepository = import.meta.filename.endsWith('.ts') || existsSync(path.resolve(import.meta.dirname, '../src/main.ts'));
+  return inRepository ? path.resolve(import.meta.dirname, '../../..') : process.cwd();
 }
 
 /** Where `npm start` keeps its data: RUNLEDGER_HOME, default `.runledger` in the project root. */

@@ -4,7 +4,7 @@
 // `vacation` job shown live. Ctrl-C / SIGTERM stop everything in order; a second Ctrl-C kills.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { freePort, isConnectionError, migrate } from '@runledger/ledger';
+import { freePort, isConnectionError, migrate } from '@runledger/ledger/core';
 import { findLangGraphConfig, type LangGraphProject, readLangGraphConfig } from '@runledger/runtime';
 import { z } from 'zod';
 import { runDemo } from './demo';

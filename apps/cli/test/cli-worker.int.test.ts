@@ -42,6 +42,11 @@ describe('runledger CLI with a worker', { timeout: 120_000 }, () => {
 
     const details = await runCli(['job', jobId], env);
     expect(details.stdout).toMatch(/Effects \(3\)/);
+    // The run's messages as a conversation, not serialised LangChain objects.
+    expect(details.stdout).toMatch(/Conversation \(6 messages\)\n {2}user +Book/);
+    expect(details.stdout).toMatch(/ {2}assistant +call book_flight\(\{.*\}\)\n +call book_hotel\(/);
+    expect(details.stdout).toMatch(/ {2}book_flight +→ .*FLIGHT-\d+/);
+    expect(details.stdout).not.toContain('kwargs');
     expect(details.stdout).toMatch(/Checkpoints of thread \S+: [1-9]\d*/);
   });
 
@@ -49,7 +54,11 @@ describe('runledger CLI with a worker', { timeout: 120_000 }, () => {
     const jobId = await submitted(['approval', '--input', '{"request":"buy a boat"}']);
     const parked = await runCli(['watch', jobId], env);
     expect(parked.code, parked.stderr).toBe(0);
-    expect(parked.stdout).toContain(`continue it: npx runledger resume ${jobId}`);
+    expect(parked.stdout).toContain(
+      `the graph asks "Approve "buy a boat"? Resume with { "approved": true|false }."; continue it: npx runledger resume ${jobId}`,
+    );
+    const asked = await runCli(['job', jobId], env);
+    expect(asked.stdout).toMatch(/the graph asks +Approve "buy a boat"\?/);
     expect((await db.ledger.get(jobId)).status).toBe('interrupted');
 
     const resumed = await runCli(['resume', jobId, '--value', '{"approved":true}'], env);

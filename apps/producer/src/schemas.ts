@@ -132,7 +132,26 @@ export const JobView = z.object({
   updatedAt: time,
 });
 
+const MessageView = z.object({
+  role: z.string().describe('user, assistant, system or tool'),
+  text: z.string(),
+  name: z.string().nullable(),
+  toolCalls: z.array(z.object({ id: z.string().nullable(), name: z.string(), args: json })),
+  toolCallId: z.string().nullable().describe('For a tool result: the tool call it answers'),
+});
+
+export const Conversation = z
+  .object({
+    input: z.array(MessageView).nullable(),
+    result: z.array(MessageView).nullable(),
+    questions: z.array(z.string()).describe('While interrupted: what the graph asks (each interrupt value’s text or `question`)'),
+  })
+  .describe(
+    'The LangChain messages of `input` and `result` as a conversation (role, text, tool calls with arguments, tool results), null where the value holds no messages; `input`, `result` and `interrupt` keep the raw values',
+  );
+
 export const JobDetail = JobView.extend({
+  conversation: Conversation,
   effects: z.array(EffectView),
   inDoubt: z
     .array(z.object({ key: z.string(), name: z.string() }))

@@ -1,4 +1,4 @@
-import type { Effect, Job, JobEvent } from '@runledger/ledger';
+import { conversationOf, type Effect, interruptQuestions, type Job, type JobEvent } from '@runledger/ledger';
 import type { z } from 'zod';
 import type { Admission, EffectView, JobDetail, JobView } from './schemas';
 
@@ -53,7 +53,12 @@ export function effectView(e: Effect): z.infer<typeof EffectView> {
 export function jobDetail(job: Job, effects: Effect[]): z.infer<typeof JobDetail> {
   const parked = job.status === 'manual_reconcile';
   const inDoubt = parked ? effects.filter((e) => e.status === 'pending').map((e) => ({ key: e.effectKey, name: e.name })) : [];
-  return { ...jobView(job), effects: effects.map(effectView), inDoubt };
+  const conversation = {
+    input: conversationOf(job.input),
+    result: conversationOf(job.result),
+    questions: job.status === 'interrupted' ? interruptQuestions(job.interrupt) : [],
+  };
+  return { ...jobView(job), conversation, effects: effects.map(effectView), inDoubt };
 }
 
 export function admissionView(job: Job, enqueued: boolean): z.infer<typeof Admission> {

@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { checkSchemaName, createPool } from './db';
 import { LedgerError } from './errors';
@@ -87,6 +86,8 @@ export async function migrate(options: MigrateOptions): Promise<number[]> {
     await client.query(sql('seed_ledger_counts'));
     await runAfterCommit(client, schema);
     // PostgresSaver.setup() takes no lock of its own; the advisory lock above serialises it.
+    // Imported here: it loads LangChain, which the ledger's other readers (the CLI) never need.
+    const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
     const pool = createPool({ connectionString: options.connectionString, schema, max: 1 });
     try {
       await new PostgresSaver(pool, undefined, { schema }).setup();

@@ -1,4 +1,4 @@
-import type { Job } from '@runledger/ledger';
+import type { Job } from '@runledger/ledger/core';
 import { deliver, handOffThread, sendAdmitted, settleWithin } from '@runledger/queue';
 import type { CliContext } from '../context';
 

@@ -1,4 +1,4 @@
-import { type Ledger, listWorkers, type Queryable, schemaVersion, serverVersion } from '@runledger/ledger';
+import { type Ledger, listWorkers, type Queryable, schemaVersion, serverVersion } from '@runledger/ledger/core';
 import type { DeliveryData } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';

@@ -1,6 +1,7 @@
-import { ALL_STATUSES, countThreadCheckpoints, type Job, type JobStatus } from '@runledger/ledger';
+import { ALL_STATUSES, conversationOf, countThreadCheckpoints, interruptQuestions, type Job, type JobStatus } from '@runledger/ledger/core';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
+import { conversationLines } from '../conversation-text';
 import { ago, compact, offset, summarizeResult, table, when } from '../format';
 import { describeEvent } from '../progress';
 
@@ -29,7 +30,9 @@ export async function listJobs(ctx: CliContext, o: ListOptions): Promise<void> {
   const now = new Date();
   // A job waiting for its thread says behind which job (its first 8 characters).
   const status = (j: Job) => (j.blockedBy ? `${j.status}, waits for ${j.blockedBy.slice(0, 8)}` : j.status);
-  const rows = page.jobs.map((j) => [j.jobId, j.graph, status(j), `${j.attempt}/${j.maxAttempts}`, ago(j.acceptedAt, now), j.leaseOwner ?? '-', j.threadId]);
+  // A job on a thread of its own (the thread id is the job id) shows "-" rather than its id twice.
+  const thread = (j: Job) => (j.threadId === j.jobId ? '-' : j.threadId);
+  const rows = page.jobs.map((j) => [j.jobId, j.graph, status(j), `${j.attempt}/${j.maxAttempts}`, ago(j.acceptedAt, now), j.leaseOwner ?? '-', thread(j)]);
   ctx.print(table(['JOB', 'GRAPH', 'STATUS', 'ATTEMPT', 'ACCEPTED', 'LEASE OWNER', 'THREAD'], rows));
   if (page.nextCursor) ctx.print(ctx.paint.dim(`(newest ${page.jobs.length} shown; raise --limit to see more)`));
 }
@@ -38,7 +41,7 @@ function details(job: Job): Array<[string, string]> {
   const rows: Array<[string, string]> = [
     ['status', job.status],
     ['graph', job.graph],
-    ['thread', job.threadId],
+    ['thread', job.threadId === job.jobId ? `${job.threadId} (its own)` : job.threadId],
     ['attempt', `${job.attempt} of ${job.maxAttempts}`],
     ['fencing token', String(job.fencingToken)],
     ['lease', job.leaseOwner ? `${job.leaseOwner} until ${when(job.leaseExpiresAt)}` : '-'],
@@ -47,14 +50,16 @@ function details(job: Job): Array<[string, string]> {
     ['started', when(job.startedAt)],
     ['first checkpoint', when(job.firstCheckpointAt)],
     ['finished', when(job.completedAt)],
-    ['input', compact(job.input, 120)],
   ];
+  if (!conversationOf(job.input)) rows.push(['input', compact(job.input, 120)]);
   if (job.idempotencyKey) rows.push(['idempotency key', job.idempotencyKey]);
   if (job.recoveryReason) rows.push(['recovery reason', job.recoveryReason]);
   if (job.blockedBy) rows.push(['waits for thread', `job ${job.blockedBy} holds thread ${job.threadId}; this job runs after it`]);
-  if (job.result !== null && job.result !== undefined) rows.push(['result', summarizeResult(job.result, 200)]);
+  if (job.result !== null && job.result !== undefined && !conversationOf(job.result)) rows.push(['result', summarizeResult(job.result, 200)]);
   if (job.error !== null && job.error !== undefined) rows.push(['error', compact(job.error, 200)]);
-  if (job.interrupt !== null && job.interrupt !== undefined) rows.push(['waiting for', compact(job.interrupt, 200)]);
+  if (job.interrupt !== null && job.interrupt !== undefined) {
+    for (const q of interruptQuestions(job.interrupt)) rows.push([job.status === 'interrupted' ? 'the graph asks' : 'it asked', q]);
+  }
   return rows;
 }
 
@@ -73,6 +78,13 @@ export async function showJob(ctx: CliContext, jobId: string, json = false): Pro
   }
   ctx.print(paint.bold(`Job ${job.jobId}`));
   for (const [k, v] of details(job)) ctx.print(`  ${k.padEnd(17)} ${v}`);
+  for (const [title, value] of [
+    ['Input', job.input],
+    ['Conversation', job.result],
+  ] as const) {
+    const messages = conversationOf(value);
+    if (messages) ctx.print('', paint.bold(`${title} (${messages.length} messages)`), ...conversationLines(messages, paint));
+  }
   ctx.print('', paint.bold(`Timeline (${events.length} events)`));
   ctx.print(
     table(

@@ -1,4 +1,4 @@
-import { migrate } from '@runledger/ledger';
+import { migrate } from '@runledger/ledger/core';
 import type { CliContext } from '../context';
 
 /** `runledger migrate`: applies the ledger and checkpoint migrations to DATABASE_URL / DB_SCHEMA (safe to repeat). */

@@ -1,4 +1,4 @@
-import type { Job } from '@runledger/ledger';
+import type { Job } from '@runledger/ledger/core';
 import type { CliContext } from '../context';
 import { deliverSoon, deliveryLine, handOffSoon } from './deliver';
 

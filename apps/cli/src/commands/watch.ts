@@ -1,4 +1,4 @@
-import type { Effect, Job, JobEvent } from '@runledger/ledger';
+import { type Effect, interruptQuestions, type Job, type JobEvent } from '@runledger/ledger/core';
 import type { CliContext } from '../context';
 import { compact, summarizeResult } from '../format';
 import { type LiveSnapshot, LiveView, SETTLED } from '../progress';
@@ -42,7 +42,9 @@ export async function watchJob(ctx: CliContext, jobId: string, intervalMs = 300)
     job.status === 'completed'
       ? `result ${summarizeResult(job.result)}`
       : job.status === 'interrupted'
-        ? `continue it: npx runledger resume ${jobId} --value '<json>'`
+        ? `the graph asks ${interruptQuestions(job.interrupt)
+            .map((q) => `"${q}"`)
+            .join(' and ')}; continue it: npx runledger resume ${jobId} --value '<json>'`
         : job.status === 'manual_reconcile'
           ? `check its effects in doubt, then: npx runledger replay ${jobId}  or  npx runledger resolve ${jobId} --outcome completed|failed --note '…'`
           : compact(job.error ?? '', 160);

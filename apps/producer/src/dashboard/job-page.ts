@@ -1,4 +1,5 @@
 import { type Effect, isTerminal, type Job, type JobEvent } from '@runledger/ledger';
+import { questionSection, rawJson, stateSection } from './conversation-html';
 import { badge, Html, html, jsonBlock, layout, time } from './html';
 
 export interface JobPageData {
@@ -94,20 +95,25 @@ function effects(list: Effect[]): Html {
 function summary(d: JobPageData): Html {
   const j = d.job;
   const item = (k: string, v: unknown) => html`<dt>${k}</dt><dd>${v}</dd>`;
-  return html`<dl class="summary">${item('Status', badge(j.status))}${item('Graph', j.graph)}${item('Thread', html`<a class="mono" href="/admin?threadId=${encodeURIComponent(j.threadId)}">${j.threadId}</a>`)}
+  return html`<dl class="summary">${item('Status', badge(j.status))}${item('Graph', j.graph)}${item('Thread', j.threadId === j.jobId ? html`<span class="muted">its own (same id as the job)</span>` : html`<a class="mono" href="/admin?threadId=${encodeURIComponent(j.threadId)}">${j.threadId}</a>`)}
 ${item('Tenant', j.tenant)}${item('Attempt', `${j.attempt} of ${j.maxAttempts}`)}${item('Fencing token', j.fencingToken)}${item('Lease', j.leaseOwner ? `${j.leaseOwner} until ${time(j.leaseExpiresAt)}` : '–')}
 ${item('Accepted', time(j.acceptedAt))}${item('Started', time(j.startedAt))}${item('First checkpoint', time(j.firstCheckpointAt))}${item('Finished', time(j.completedAt))}
 ${j.blockedBy ? item('Waiting for', html`job <a class="mono" href="/admin/jobs/${encodeURIComponent(j.blockedBy)}">${j.blockedBy}</a>, which holds its thread`) : ''}${item('Deliveries', j.deliveries)}${item('Checkpoints', d.checkpoints.count ? html`${d.checkpoints.count} · latest <span class="mono">${d.checkpoints.latestId}</span>` : '0')}
 ${item('Trace', d.traceId ? html`<span class="mono">${d.traceId}</span>` : '–')}${item('Idempotency key', j.idempotencyKey ?? '–')}</dl>`;
 }
 
-/** One job: summary, what needs a person, actions behind a confirmation, result, timeline, effects. */
+/**
+ * One job: summary, what needs a person (a parked graph's question above the resume form), actions
+ * behind a confirmation, input and result (LangChain messages as a conversation, raw JSON one
+ * click away), timeline, effects.
+ */
 export function jobPage(d: JobPageData): string {
   const j = d.job;
-  const outcome = html`<section class="outcome"><h2>Result</h2>${jsonBlock(j.result)}<h2>Error</h2>${jsonBlock(j.error)}
-${j.interrupt ? html`<h2>Interrupt</h2>${jsonBlock(j.interrupt)}` : ''}</section>`;
+  const result = j.result === null || j.result === undefined ? html`` : stateSection('Result', 'result', j.result);
+  const error = j.error === null || j.error === undefined ? html`` : html`<section id="error"><h2>Error</h2>${jsonBlock(j.error)}</section>`;
   const body = html`<p><a href="/admin">« Jobs</a></p><h1>Job <span class="mono" id="job-id">${j.jobId}</span></h1>
-${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : ''}${summary(d)}${inDoubt(d)}${actions(j, new Html(d.csrf))}${outcome}
+${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : ''}${summary(d)}${inDoubt(d)}${j.status === 'interrupted' ? questionSection(j.interrupt) : ''}${actions(j, new Html(d.csrf))}
+${stateSection('Input', 'input', j.input)}${result}${error}${j.interrupt && j.status !== 'interrupted' ? html`<section><h2>Interrupt</h2>${rawJson(j.interrupt, 'Raw interrupt')}</section>` : ''}
 <h2>Timeline</h2>${timeline(d.events, d.prunedAt)}<h2>Effects</h2>${effects(d.effects)}`;
   return layout(`Job ${j.jobId}`, body);
 }

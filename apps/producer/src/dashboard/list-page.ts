@@ -46,10 +46,16 @@ function filterForm(filter: ListFilter, graphs: string[]): Html {
 <button type="submit">Filter</button> <a href="/admin">Clear</a></form>`;
 }
 
+/** A job's thread, linked to the thread's jobs; blank for a job on a thread of its own (same id), the usual case. */
+const threadCell = (j: Job) =>
+  j.threadId === j.jobId
+    ? html`<span class="muted" title="a thread of its own">–</span>`
+    : html`<a href="${listUrl({ threadId: j.threadId })}">${j.threadId}</a>`;
+
 function jobTable(jobs: Job[]): Html {
   if (jobs.length === 0) return html`<p class="muted">No jobs match.</p>`;
   const row = (j: Job) => html`<tr data-job-id="${j.jobId}">
-<td><a href="${jobUrl(j.jobId)}">${j.jobId}</a></td><td>${j.graph}</td><td class="mono">${j.threadId}</td><td>${badge(j.status)}</td>
+<td><a href="${jobUrl(j.jobId)}">${j.jobId}</a></td><td>${j.graph}</td><td class="mono">${threadCell(j)}</td><td>${badge(j.status)}</td>
 <td>${j.attempt}/${j.maxAttempts}</td><td>${time(j.acceptedAt)}</td><td>${time(j.updatedAt)}</td></tr>`;
   return html`<table class="jobs"><thead><tr><th>Job</th><th>Graph</th><th>Thread</th><th>Status</th><th>Attempt</th><th>Accepted</th><th>Updated</th></tr></thead>
 <tbody>${jobs.map(row)}</tbody></table>`;
@@ -59,8 +65,8 @@ function charts(filter: ListFilter, hours: number): Html {
   const windows = [1, 6, 24, 168];
   return html`<section class="charts"><h2>Last ${hours} h</h2>
 <p class="windows">${windows.map((h) => html`<a href="${listUrl(filter, { hours: String(h) })}"${h === hours ? html` class="current"` : ''}>${h} h</a> `)}</p>
-<figure><figcaption>Jobs entering each status, per time bucket</figcaption><canvas id="transitions-chart" data-src="/admin/api/transitions?hours=${hours}"></canvas></figure>
-<figure><figcaption>Recovery time: recovery_required → next claim (ms)</figcaption><canvas id="recovery-chart" data-src="/admin/api/recoveries?hours=${hours}"></canvas></figure>
+<figure><figcaption>Jobs entering each status, per time bucket</figcaption><div class="chart-box"><canvas id="transitions-chart" data-src="/admin/api/transitions?hours=${hours}"></canvas></div></figure>
+<figure><figcaption>Recovery time: recovery_required → next claim (ms)</figcaption><div class="chart-box"><canvas id="recovery-chart" data-src="/admin/api/recoveries?hours=${hours}"></canvas></div></figure>
 </section>`;
 }
 

@@ -31,12 +31,24 @@
   }
 
   function recoveries(canvas, data) {
-    const line = (label, values, color) => ({ type: 'line', label, data: values, borderColor: color, backgroundColor: color, yAxisID: 'ms', spanGaps: true });
+    // Points big enough to read a bucket of its own (a line needs two), never clipped at the top.
+    const line = (label, values, color) => ({
+      type: 'line',
+      label,
+      data: values,
+      borderColor: color,
+      backgroundColor: color,
+      yAxisID: 'ms',
+      spanGaps: true,
+      pointRadius: 4,
+      pointHoverRadius: 6,
+      clip: false,
+    });
     return new window.Chart(canvas, {
       data: {
         labels: data.labels.map(shortTime),
         datasets: [
-          { type: 'bar', label: 'recoveries', data: data.recoveries, backgroundColor: '#f3c58a', yAxisID: 'n' },
+          { type: 'bar', label: 'recoveries', data: data.recoveries, backgroundColor: '#f3c58a', yAxisID: 'n', maxBarThickness: 24 },
           line('p50 ms', data.p50, '#2f5bd3'),
           line('p95 ms', data.p95, '#e07b00'),
           line('max ms', data.max, '#c83a3a'),
@@ -46,8 +58,8 @@
         animation: false,
         maintainAspectRatio: false,
         scales: {
-          n: { position: 'right', beginAtZero: true, title: { display: true, text: 'recoveries' } },
-          ms: { beginAtZero: true, title: { display: true, text: 'ms' } },
+          n: { position: 'right', beginAtZero: true, grace: '10%', ticks: { precision: 0 }, title: { display: true, text: 'recoveries' } },
+          ms: { beginAtZero: true, grace: '10%', title: { display: true, text: 'ms' } },
         },
       },
     });

@@ -1,0 +1,113 @@
+// A job's dashboard page in a real headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core), on an in-process producer and worker: a vacation job runs for real and its
+// page shows the run as a conversation (who spoke, the tool calls with their arguments, the tool
+// results), not LangChain's serialised objects; an approval job parks and its page shows the
+// graph's question above the resume form, then resumes from that form. Screenshots go to
+// test-artifacts/ (docs/ with RUNLEDGER_UPDATE_DOCS=1). Skipped without Chromium.
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../apps/producer/src/app';
+import { RunledgerWorker } from '../../apps/worker/src/index';
+import { openQueue } from '../../packages/queue/src/index';
+import { loadGraphs } from '../../packages/runtime/src/index';
+import { type TestDb, testDb } from '../support/db';
+import { queueConfigFor, submit, waitForStatus } from '../support/stack';
+import '../support/provided';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-sync'];
+const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts');
+const docs = path.resolve(import.meta.dirname, '../../docs');
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`[browser test] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium).`);
+const updateDocs = process.env.RUNLEDGER_UPDATE_DOCS === '1';
+
+describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
+  let db: TestDb;
+  let app: ReturnType<typeof buildApp>;
+  let queue: ReturnType<typeof openQueue>;
+  let worker: RunledgerWorker;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+  let q: ReturnType<typeof queueConfigFor>;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    db = await testDb('browser_job_page');
+    q = queueConfigFor('postgres', db.url, db.schema, null);
+    queue = openQueue(q);
+    const graphs = await loadGraphs();
+    app = buildApp({ ledger: db.ledger, queue, graphs, schema: db.schema });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    worker = new RunledgerWorker({ ledger: db.ledger, queueConfig: q, graphs, workerId: 'job-page-worker', schema: db.schema });
+    await worker.start();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.close();
+    await app?.close();
+    await queue?.close();
+    await db?.close();
+  });
+
+  it('shows a finished vacation run as a conversation: roles, tool calls with arguments, tool results', async () => {
+    const { jobId } = await submit(db.ledger, q, { graph: 'vacation', input: {} });
+    expect((await waitForStatus(db.ledger, jobId, ['completed', 'failed'])).status).toBe('completed');
+    await page.goto(`${base}/admin/jobs/${jobId}`);
+    const result = page.locator('#result');
+    const roles = await result.locator('.conversation > .message').evaluateAll((items) => items.map((li) => li.getAttribute('data-role')));
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'tool', 'tool', 'assistant']);
+    const calls = result.locator('.message[data-role="assistant"] .tool-call');
+    expect(await calls.locator('.tool-name').allTextContents()).toEqual(['book_flight', 'book_hotel', 'book_car']);
+    // Each call's arguments are shown as JSON, as the model gave them.
+    for (const args of await calls.locator('.tool-args').allTextContents()) expect(JSON.parse(args)).toEqual(expect.any(Object));
+    const toolResults = await result.locator('.message[data-role="tool"]').allTextContents();
+    expect(toolResults.join(' ')).toMatch(/book_flight.*FLIGHT-\d+.*book_hotel.*HOTEL-\d+.*book_car.*CAR-\d+/s);
+    expect(await result.locator('.message').last().textContent()).toMatch(/FLIGHT-\d+/);
+    // No serialised LangChain object on the page unless one opens the raw JSON.
+    expect(await result.locator('details.raw').getAttribute('open')).toBeNull();
+    expect(await page.getByText('kwargs').filter({ visible: true }).count()).toBe(0);
+    await result.locator('details.raw summary').click();
+    expect(await result.locator('details.raw pre').textContent()).toContain('"kwargs"');
+    expect(await page.getByText('kwargs').filter({ visible: true }).count()).toBeGreaterThan(0);
+    await result.locator('details.raw summary').click();
+    expect(await page.locator('#input').textContent()).toContain('Input');
+    await page.screenshot({ path: path.join(artifacts, 'dashboard-job-conversation.png'), fullPage: true });
+    if (updateDocs) await result.screenshot({ path: path.join(docs, 'dashboard-job-conversation.png') });
+  });
+
+  it("shows a parked approval's question above the resume form, and resumes from it", async () => {
+    const { jobId } = await submit(db.ledger, q, { graph: 'approval', input: { request: 'buy a boat' } });
+    expect((await waitForStatus(db.ledger, jobId, ['interrupted', 'failed'])).status).toBe('interrupted');
+    await page.goto(`${base}/admin/jobs/${jobId}`);
+    const question = page.locator('.interrupt-question');
+    expect(await question.textContent()).toBe('Approve "buy a boat"? Resume with { "approved": true|false }.');
+    const form = page.locator('form[data-action="resume"]');
+    const [questionBox, formBox] = [await question.boundingBox(), await form.boundingBox()];
+    expect(questionBox && formBox && questionBox.y + questionBox.height <= formBox.y).toBe(true);
+    await page.screenshot({ path: path.join(artifacts, 'dashboard-job-question.png'), fullPage: true });
+    if (updateDocs) await page.screenshot({ path: path.join(docs, 'dashboard-job-question.png'), fullPage: false });
+
+    await form.locator('textarea[name="value"]').fill('{"approved":true}');
+    await form.locator('input[name="confirm"]').check();
+    await form.locator('button[type="submit"]').click();
+    await page.waitForURL(/done=resume/);
+    expect((await waitForStatus(db.ledger, jobId, ['completed', 'failed'])).status).toBe('completed');
+    await page.reload();
+    expect(await page.locator('.interrupt-question').count()).toBe(0);
+    expect(await page.locator('#result').textContent()).toContain('buy a boat: approved');
+    expect(problems).toEqual([]);
+  });
+});
