@@ -1,6 +1,8 @@
 // The faults a chaos run injects, on a seeded schedule, and the watchdog that restarts what they
 // (or a real bug) brought down. Worker restarts and SIGCONTs run in the background so the
 // schedule keeps its pace; infrastructure faults run one at a time.
+import { ChaosRedisCluster } from './cluster';
+import { NET_FAULT_KINDS, NetFaults } from './faults-net';
 import type { Rng } from './prng';
 import type { Stack } from './stack';
 import { describeExit, type Supervisor } from './supervisor';
@@ -13,6 +15,9 @@ export const FAULT_KINDS = [
   'redis_restart',
   'postgres_restart',
   'producer_crash_after_commit',
+  ...NET_FAULT_KINDS,
+  // Redis Cluster runs only (`--cluster`), in place of redis_flushall, redis_restart and redis_partition.
+  'redis_master_kill',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -45,6 +50,7 @@ export class FaultInjector {
   readonly uncleanDrains: Array<{ target: string; detail: string }> = [];
   private infra: Promise<void> = Promise.resolve();
   private readonly stack: Stack;
+  readonly net: NetFaults;
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -53,6 +59,7 @@ export class FaultInjector {
     private readonly probeSubmit: () => Promise<void>,
   ) {
     this.stack = supervisor.stack;
+    this.net = new NetFaults(supervisor, rng);
   }
 
   private record(kind: FaultKind, target?: string, detail?: string): void {
@@ -64,15 +71,40 @@ export class FaultInjector {
   async inject(kind: FaultKind): Promise<void> {
     if (kind === 'worker_sigkill' || kind === 'worker_sigstop' || kind === 'worker_sigterm') return this.workerFault(kind);
     if (kind === 'producer_crash_after_commit') return this.supervisor.ownProducer(() => this.producerCrash());
+    if (kind === 'link_latency') return this.record(kind, 'every worker link', this.net.latency());
+    if (kind === 'pg_partition' || kind === 'redis_partition') return this.netFault(kind);
     const run = this.infra.then(() => this.infraFault(kind));
     this.infra = run.catch(() => {});
     await run;
   }
 
-  private async infraFault(kind: 'redis_flushall' | 'redis_restart' | 'postgres_restart'): Promise<void> {
-    if (kind === 'redis_flushall') await this.stack.redis.flushAll();
-    if (kind === 'redis_restart') await this.stack.redis.restart(this.rng.int(0, 500));
-    if (kind === 'postgres_restart') await this.stack.pg.restart(this.rng.int(0, 1_000));
+  /** A worker cut off from PostgreSQL (preferably one holding leases) or from Redis. */
+  private async netFault(kind: 'pg_partition' | 'redis_partition'): Promise<void> {
+    const slot = await this.pickWorker();
+    if (!slot || !this.stack.workers.get(slot)) {
+      this.skipped[kind]++;
+      return;
+    }
+    const target = this.stack.workerIdOf(slot) ?? slot;
+    const detail = kind === 'pg_partition' ? await this.net.pgPartition(slot, target) : this.net.redisPartition(slot);
+    this.record(kind, target, detail);
+  }
+
+  private async infraFault(kind: 'redis_flushall' | 'redis_restart' | 'postgres_restart' | 'redis_master_kill'): Promise<void> {
+    const { redis } = this.stack;
+    if (kind === 'postgres_restart') {
+      await this.stack.pg.restart(this.rng.int(0, 1_000));
+      return this.record(kind);
+    }
+    if (kind === 'redis_master_kill') {
+      if (!(redis instanceof ChaosRedisCluster)) throw new Error('redis_master_kill needs a Redis Cluster run (--cluster)');
+      // The master of the queue's one hash slot: every delivery lives there.
+      const port = await redis.killMaster(`{${this.stack.options.schema}}`, this.rng.int(0, 3_000));
+      return this.record(kind, `master :${port}`);
+    }
+    if (redis instanceof ChaosRedisCluster) throw new Error(`${kind} needs a single Redis (not --cluster)`);
+    if (kind === 'redis_flushall') await redis.flushAll();
+    if (kind === 'redis_restart') await redis.restart(this.rng.int(0, 500));
     this.record(kind);
   }
 
@@ -176,6 +208,7 @@ export class FaultInjector {
   /** Waits for the infrastructure fault in flight, then lets the supervisor bring everything back. */
   async heal(): Promise<void> {
     await this.infra;
+    await this.net.heal();
     await this.supervisor.heal();
   }
 }

@@ -23,6 +23,8 @@ export class Proc {
   readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
   readonly rejections = emptyRejections();
+  /** Each "lease lost" line: when it was read, the job it names and the checkpoint writes the fence refused in that run. */
+  readonly leaseLost: Array<{ at: number; jobId: string | undefined; rejectedCheckpointWrites: number }> = [];
   private readonly log: WriteStream;
   private tail = '';
   private partial = '';
@@ -97,6 +99,7 @@ export class Proc {
       this.rejections.leaseLostStops++;
       const m = /"rejectedCheckpointWrites":(\d+)/.exec(line);
       if (m) this.rejections.rejectedCheckpointWrites += Number(m[1]);
+      this.leaseLost.push({ at: Date.now(), jobId: /"jobId":"([^"]+)"/.exec(line)?.[1], rejectedCheckpointWrites: Number(m?.[1] ?? 0) });
     } else if (line.includes('LeaseLostError')) {
       this.rejections.leaseLostErrorLines++;
     }

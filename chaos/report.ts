@@ -3,6 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Audit } from './audit';
 import type { FaultKind, FaultRecord } from './faults';
+import type { PartitionCheck } from './faults-net';
+import type { ProgressSample } from './progress';
 import type { LeaseWatch } from './settle';
 
 export interface RunResult {
@@ -14,6 +16,10 @@ export interface RunResult {
   audit: Audit;
   staleWrites: { rejected: number; rejectedCheckpointWrites: number; leaseLostErrorLines: number; applied: number };
   leaseAfterLastFault: LeaseWatch & { boundMs: number; marginMs: number };
+  /** Each worker cut off from PostgreSQL past its lease: what it held, stopped and wrote. */
+  pgPartitions: PartitionCheck[];
+  /** In-flight, completed and recoveries every few seconds (drawn in `<seed>.svg`). */
+  progress: ProgressSample[];
   faults: { injected: Record<FaultKind, number>; skipped: Record<FaultKind, number>; total: number; timeline: FaultRecord[] };
   /** Processes that died outside a fault (restarted by the harness): findings, with their last output. */
   unexpectedExits: Array<{ at: string; target: string; detail: string; tail?: string }>;
@@ -46,6 +52,9 @@ export function violationsOf(r: Omit<RunResult, 'violations'>): string[] {
   if (r.staleWrites.applied > 0) v.push(`4 stale writes applied in ${r.staleWrites.applied} job(s): ${a.fencing.problems.slice(0, 10).join('; ')}`);
   if (r.faults.injected.worker_sigstop > 0 && r.staleWrites.rejected === 0)
     v.push('4 no stale write was rejected although workers were paused past their leases');
+  for (const p of r.pgPartitions) {
+    if (p.problems.length > 0) v.push(`4 partitioned ${p.target} at ${p.at}: ${p.problems.slice(0, 5).join('; ')}`);
+  }
   const idem = a.idempotency;
   if (idem.keysAnsweredWithTwoJobs.length > 0) v.push(`6 one key, two jobs: ${idem.keysAnsweredWithTwoJobs.join('; ')}`);
   if (idem.ledgerMismatches.length > 0) v.push(`6 answered job holds another key: ${idem.ledgerMismatches.join('; ')}`);
@@ -60,6 +69,8 @@ export function violationsOf(r: Omit<RunResult, 'violations'>): string[] {
   return v;
 }
 
+const sum = (ps: PartitionCheck[], k: 'held' | 'stoppedBeforeHeal' | 'stoppedOnHeal' | 'endedBefore' | 'rowsWritten' | 'checkpointWritesTried') =>
+  ps.reduce((n, p) => n + p[k], 0);
 const row = (k: string, v: unknown) => `  ${k.padEnd(44)} ${String(v)}`;
 
 /** The table printed at the end of a run. */
@@ -70,7 +81,7 @@ export function table(r: RunResult): string {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ') || '-';
   const lines = [
-    `chaos run: seed ${r.seed}, mode ${r.mode}, ${(r.durationMs / 1000).toFixed(0)} s`,
+    `chaos run: seed ${r.seed}, mode ${r.mode}${r.config.cluster ? ' on Redis Cluster' : ''}, ${(r.durationMs / 1000).toFixed(0)} s`,
     row('jobs submitted / accepted (202|200)', `${a.jobs.submitted} / ${a.jobs.accepted}`),
     row('completed (of which the graph did not finish)', `${a.jobs.completed} (${a.jobs.completedUnfinished.length})`),
     row('parked as designed (interrupted, manual)', `${a.jobs.parkedAsDesigned.interrupted}, ${a.jobs.parkedAsDesigned.manualReconcile}`),
@@ -97,6 +108,11 @@ export function table(r: RunResult): string {
       'longest lease after last fault (dead holder)',
       `${r.leaseAfterLastFault.longestMs} ms of ${r.leaseAfterLastFault.watched} lease(s) (bound ${r.leaseAfterLastFault.boundMs} ms)`,
     ),
+    row(
+      'PG partitions: leases held / stopped before heal / on heal',
+      `${sum(r.pgPartitions, 'held')} / ${sum(r.pgPartitions, 'stoppedBeforeHeal')} / ${sum(r.pgPartitions, 'stoppedOnHeal')} (${sum(r.pgPartitions, 'endedBefore')} ended before the cut)`,
+    ),
+    row('  rows written / checkpoints tried after the cut', `${sum(r.pgPartitions, 'rowsWritten')} / ${sum(r.pgPartitions, 'checkpointWritesTried')}`),
     row('submissions retried after no answer', r.submissionRetries),
     row('approvals resumed', r.approvalsResumed),
     row('faults injected (total)', r.faults.total),
@@ -111,11 +127,12 @@ export function table(r: RunResult): string {
   return lines.join('\n');
 }
 
-/** Writes `<dir>/<seed>.json` (and the table beside it); returns the JSON path. */
+/** Writes `<dir>/<seed>.json` (`<seed>-cluster.json` on Redis Cluster) and the table beside it; returns the JSON path. */
 export function writeResult(dir: string, r: RunResult): string {
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${r.seed}.json`);
+  const name = `${r.seed}${r.config.cluster ? '-cluster' : ''}`;
+  const file = path.join(dir, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
-  writeFileSync(path.join(dir, `${r.seed}.txt`), `${table(r)}\n`);
+  writeFileSync(path.join(dir, `${name}.txt`), `${table(r)}\n`);
   return file;
 }

@@ -3,6 +3,7 @@
 //   npm run chaos -- --short         CI form, about 3 minutes
 //   npm run chaos -- --long          soak (about an hour)
 //   npm run chaos -- --seed 42       replays the job mix and fault schedule of seed 42
+//   npm run chaos -- --cluster       on a local Redis Cluster, killing its masters (any mode)
 //   npm run chaos -- --matrix        the crash-window lab table A–M of ARCHITECTURE.md, Failure → behaviour
 //   npm run chaos -- --matrix --windows E,F   only those windows
 //   --out DIR                        where <seed>.json goes (default chaos/results)
@@ -10,8 +11,9 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runMatrix } from './matrix';
+import { renderProgress } from './progress';
 import { table, writeResult } from './report';
-import { MODES, runSoak } from './soak';
+import { MODES, onCluster, runSoak } from './soak';
 
 function parse() {
   const { values } = parseArgs({
@@ -20,6 +22,7 @@ function parse() {
       short: { type: 'boolean', default: false },
       long: { type: 'boolean', default: false },
       matrix: { type: 'boolean', default: false },
+      cluster: { type: 'boolean', default: false },
       windows: { type: 'string' },
       out: { type: 'string', default: path.join(import.meta.dirname, 'results') },
     },
@@ -47,9 +50,12 @@ async function main(): Promise<number> {
 
   if (args.matrix) return runMatrix(args.out, cleanup, args.windows?.split(','));
   const mode = args.long ? MODES.long : args.short ? MODES.short : MODES.default;
-  const result = await runSoak(args.seed, mode, cleanup);
+  const result = await runSoak(args.seed, args.cluster ? onCluster(mode) : mode, cleanup);
   console.log(`\n${table(result)}`);
-  console.log(`\nresult: ${writeResult(args.out, result)}\nprocess logs: ${result.logDir}`);
+  const file = writeResult(args.out, result);
+  const chart = file.replace(/\.json$/, '.svg');
+  await renderProgress(chart, `chaos ${result.mode} run${args.cluster ? ' on Redis Cluster' : ''}, seed ${result.seed}: jobs over time`, result.progress);
+  console.log(`\nresult: ${file} (chart ${chart})\nprocess logs: ${result.logDir}`);
   if (result.keptDatabase) console.log(`database kept for inspection: ${result.keptDatabase}`);
   return result.violations.length === 0 ? 0 : 1;
 }

@@ -3,9 +3,11 @@
 import path from 'node:path';
 import { auditRun } from './audit';
 import { ApprovalResumer, Submissions } from './clients';
+import { ChaosRedisCluster, clusterPorts } from './cluster';
 import { buildSchedule, FAULT_KINDS, FaultInjector, type FaultKind } from './faults';
 import { ChaosPostgres, ChaosRedis, scratchDir } from './infra';
 import { Rng } from './prng';
+import { ProgressSampler } from './progress';
 import { type RunResult, violationsOf } from './report';
 import { waitSettled, watchLeases } from './settle';
 import { Stack } from './stack';
@@ -14,6 +16,8 @@ import { buildWorkload, probeSpec } from './workload';
 
 export interface SoakConfig {
   mode: 'short' | 'default' | 'long';
+  /** Redis Cluster (three masters, a replica each) instead of one redis-server; master kills replace the Redis faults. */
+  cluster?: boolean;
   jobs: number;
   faults: Record<FaultKind, number>;
   /** Time over which jobs are submitted and faults injected. */
@@ -26,7 +30,7 @@ export interface SoakConfig {
   settleTimeoutMs: number;
 }
 
-const each = (n: number) => Object.fromEntries(FAULT_KINDS.map((k) => [k, n])) as Record<FaultKind, number>;
+const each = (n: number) => ({ ...(Object.fromEntries(FAULT_KINDS.map((k) => [k, n])) as Record<FaultKind, number>), redis_master_kill: 0 });
 const base = { workers: 3, workerConcurrency: 4, leaseTtlMs: 2_000, sweepIntervalMs: 250 };
 
 export const MODES: Record<SoakConfig['mode'], SoakConfig> = {
@@ -36,13 +40,20 @@ export const MODES: Record<SoakConfig['mode'], SoakConfig> = {
     mode: 'short',
     workers: 4,
     jobs: 100,
-    faults: { ...each(12), postgres_restart: 4, producer_crash_after_commit: 4 },
+    faults: { ...each(12), postgres_restart: 4, producer_crash_after_commit: 4, pg_partition: 4, redis_partition: 4, link_latency: 3 },
     windowMs: 110_000,
     settleTimeoutMs: 60_000,
   },
   default: { ...base, mode: 'default', jobs: 600, faults: each(32), windowMs: 660_000, settleTimeoutMs: 180_000 },
-  long: { ...base, mode: 'long', jobs: 3_000, faults: each(160), windowMs: 3_300_000, settleTimeoutMs: 300_000 },
+  // The soak: 5,000 jobs over 35 minutes with every fault kind, four workers.
+  long: { ...base, mode: 'long', workers: 4, jobs: 5_000, faults: each(60), windowMs: 2_100_000, settleTimeoutMs: 900_000 },
 };
+
+/** `config` on a Redis Cluster: its masters are killed as often as Redis restarted, and nothing else hits Redis. */
+export function onCluster(config: SoakConfig): SoakConfig {
+  const f = config.faults;
+  return { ...config, cluster: true, faults: { ...f, redis_master_kill: f.redis_restart, redis_flushall: 0, redis_restart: 0, redis_partition: 0 } };
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (msg: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -56,13 +67,14 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
   say(`seed ${seed} (replay with --seed ${seed}), mode ${config.mode}, scratch ${dir}`);
   const pg = await ChaosPostgres.start(dir);
   cleanup.push(() => pg.killNow());
-  const redis = await ChaosRedis.start();
+  // Ports 7151–7156 when free; otherwise any.
+  const redis = config.cluster ? await ChaosRedisCluster.start(dir, await clusterPorts()) : await ChaosRedis.start();
   cleanup.push(() => redis.killNow());
   const stack = await Stack.create(pg, redis, { schema: 'chaos', ...config, logDir: path.join(dir, 'logs') });
   cleanup.push(() => stack.killNow());
   const slots = Array.from({ length: config.workers }, (_, i) => `w${i + 1}`);
   await Promise.all([stack.startProducer(), ...slots.map((s) => stack.startWorker(s))]);
-  say(`PostgreSQL :${pg.port}, Redis :${redis.port}, producer :${stack.producerPort}, ${config.workers} workers`);
+  say(`PostgreSQL :${pg.port}, Redis ${redis.url}, producer :${stack.producerPort}, ${config.workers} workers`);
 
   const specs = buildWorkload(workloadRng, config.jobs, seed);
   const schedule = buildSchedule(scheduleRng, config.faults, config.windowMs);
@@ -75,6 +87,8 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
   const injector = new FaultInjector(supervisor, faultRng, probe);
   resumer.start();
   supervisor.startWatchdog();
+  const progress = new ProgressSampler(stack);
+  progress.start(started);
 
   const t0 = Date.now();
   const inFlight: Array<Promise<void>> = [];
@@ -117,6 +131,7 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
   say(`settled (${open.length} open); auditing`);
   await resumer.stop();
   supervisor.stopWatchdog();
+  progress.stop();
 
   const warnings: string[] = [];
   const audit = await auditRun(stack, submissions, warnings);
@@ -137,6 +152,8 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
       applied: audit.fencing.staleWritesApplied,
     },
     leaseAfterLastFault: { ...lease, boundMs: config.leaseTtlMs + config.sweepIntervalMs, marginMs: 500 },
+    pgPartitions: injector.net.partitions,
+    progress: progress.samples,
     faults: { injected: injector.done, skipped: injector.skipped, total: Object.values(injector.done).reduce((x, y) => x + y, 0), timeline: injector.timeline },
     unexpectedExits: supervisor.unexpectedExits,
     approvalsResumed: resumer.resumed,

@@ -4,8 +4,19 @@ import path from 'node:path';
 import type pg from 'pg';
 import { RunledgerClient } from '../packages/client/src/index';
 import { createPool, freePort, isPortOpen, Ledger, migrate } from '../packages/ledger/src/index';
+import { ChaosRedisCluster } from './cluster';
 import type { ChaosPostgres, ChaosRedis } from './infra';
 import { Proc, sumRejections } from './procs';
+import { LinkProxy } from './proxy';
+
+/**
+ * A worker slot's links, each through a proxy the faults can slow down or cut. A Redis Cluster
+ * client connects to the nodes the cluster names, so on a cluster only PostgreSQL goes through one.
+ */
+export interface WorkerLinks {
+  pg: LinkProxy;
+  redis: LinkProxy | undefined;
+}
 
 export interface StackOptions {
   schema: string;
@@ -26,11 +37,13 @@ export class Stack {
   readonly workers = new Map<string, Proc>();
   /** Every process ever started, for the rejection counts of the dead ones too. */
   readonly all: Proc[] = [];
+  /** Per worker slot, kept across its restarts. */
+  readonly links = new Map<string, WorkerLinks>();
   private spawned = 0;
 
   private constructor(
     readonly pg: ChaosPostgres,
-    readonly redis: ChaosRedis,
+    readonly redis: ChaosRedis | ChaosRedisCluster,
     readonly options: StackOptions,
     readonly producerPort: number,
   ) {
@@ -40,7 +53,7 @@ export class Stack {
   }
 
   /** Migrates the schema; no process runs yet. */
-  static async create(pg: ChaosPostgres, redis: ChaosRedis, options: StackOptions): Promise<Stack> {
+  static async create(pg: ChaosPostgres, redis: ChaosRedis | ChaosRedisCluster, options: StackOptions): Promise<Stack> {
     await migrate({ connectionString: pg.url, schema: options.schema });
     return new Stack(pg, redis, options, await freePort());
   }
@@ -52,7 +65,8 @@ export class Stack {
       DB_SCHEMA: this.options.schema,
       REDIS_URL: this.redis.url,
       QUEUE_BACKEND: 'redis',
-      QUEUE_PREFIX: this.options.schema,
+      // Hash-tagged on a cluster: every key of the queue in one slot (infra/README.md).
+      QUEUE_PREFIX: this.redis instanceof ChaosRedisCluster ? `{${this.options.schema}}` : this.options.schema,
       LEASE_TTL_MS: String(this.options.leaseTtlMs),
       SWEEP_INTERVAL_MS: String(this.options.sweepIntervalMs),
       WORKER_CONCURRENCY: String(this.options.workerConcurrency),
@@ -78,8 +92,9 @@ export class Stack {
   async startProducer(extra: Record<string, string> = {}): Promise<Proc> {
     const p = this.spawn('producer', 'apps/producer/src/main.ts', { PORT: String(this.producerPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra });
     this.producer = p;
-    for (let i = 0; !(await isPortOpen(this.producerPort, '127.0.0.1', 200)); i++) {
-      if (!p.alive || i > 300) throw new Error(`producer did not start:\n${p.recent}`);
+    // Five minutes: on a loaded machine loading the producer's modules alone takes tens of seconds.
+    for (const end = Date.now() + 300_000; !(await isPortOpen(this.producerPort, '127.0.0.1', 200)); ) {
+      if (!p.alive || Date.now() > end) throw new Error(`producer did not start:\n${p.recent}`);
       await sleep(50);
     }
     return p;
@@ -97,10 +112,26 @@ export class Stack {
   /** Starts the worker of `slot` (its id is `<slot>-<n>`) and waits for "worker started". */
   async startWorker(slot: string, extra: Record<string, string> = {}): Promise<Proc> {
     const n = this.all.filter((p) => p.name.endsWith(`-${slot}`)).length + 1;
-    const p = this.spawn(slot, 'apps/worker/src/main.ts', { RUNLEDGER_WORKER_ID: `${slot}-${n}`, ...extra });
+    const links = await this.linksOf(slot);
+    const through = {
+      DATABASE_URL: this.pg.url.replace(`:${this.pg.port}/`, `:${links.pg.port}/`),
+      REDIS_URL: links.redis ? this.redis.url.replace(/:\d+$/, `:${links.redis.port}`) : this.redis.url,
+    };
+    const p = this.spawn(slot, 'apps/worker/src/main.ts', { RUNLEDGER_WORKER_ID: `${slot}-${n}`, ...through, ...extra });
     this.workers.set(slot, p);
-    await p.waitForLine('worker started', 60_000);
+    await p.waitForLine('worker started', 300_000);
     return p;
+  }
+
+  /** The proxies between `slot`'s worker and PostgreSQL and Redis (started on first use). */
+  async linksOf(slot: string): Promise<WorkerLinks> {
+    let links = this.links.get(slot);
+    if (!links) {
+      const { redis } = this;
+      links = { pg: await LinkProxy.start(this.pg.port), redis: redis instanceof ChaosRedisCluster ? undefined : await LinkProxy.start(redis.port) };
+      this.links.set(slot, links);
+    }
+    return links;
   }
 
   /** Sends `signal` to the worker of `slot`, waits for its exit and forgets it. */
@@ -126,6 +157,7 @@ export class Stack {
   async close(): Promise<void> {
     for (const p of this.all) p.kill('SIGKILL');
     await Promise.all(this.all.map((p) => p.exited));
+    await Promise.all([...this.links.values()].flatMap((l) => [l.pg.close(), l.redis?.close()]));
     await this.pool.end().catch(() => {});
   }
 

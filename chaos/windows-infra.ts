@@ -1,5 +1,6 @@
 // Crash windows I to L of ARCHITECTURE.md, Failure → behaviour: a paused worker wakes up, Redis loses everything,
 // PostgreSQL restarts, and a worker is asked to stop. Real processes and real servers.
+import { ChaosRedis } from './infra';
 import { hasEvent, type Lab, row, VACATION, type WindowRow } from './lab';
 
 const FINAL = ['completed', 'failed', 'manual_reconcile'];
@@ -53,6 +54,7 @@ export async function windowJ(lab: Lab): Promise<WindowRow> {
   const waiting = await lab.submit(lab.spec('J', VACATION()));
   await lab.waitEvent(waiting, 'enqueued', (e) => e.type === 'enqueued');
   const before = await lab.checkpoints(running);
+  if (!(stack.redis instanceof ChaosRedis)) throw new Error('window J runs on a single Redis');
   await stack.redis.flushAll();
   await lab.waitStatus(running, FINAL, 40_000);
   await lab.waitStatus(waiting, FINAL, 40_000);

@@ -28,7 +28,7 @@ export const int = (min: number, max: number) =>
  */
 const Env = z.object({
   DATABASE_URL: url(['postgres', 'postgresql']),
-  REDIS_URL: url(['redis', 'rediss']).optional(),
+  REDIS_URL: url(['redis', 'rediss', 'redis-cluster']).optional(),
   QUEUE_BACKEND: z.enum(['redis', 'postgres']).optional(),
   /** Default 3000. */
   PORT: int(0, 65_535).default(3000),

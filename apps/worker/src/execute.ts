@@ -69,18 +69,19 @@ function crashHere(deps: ExecuteDeps, point: string): void {
  * it and its delivery is dropped, never retried on a timer: a thread can stay parked for days.
  * The holder's end delivers the next job (handOffThread); the reconciler is the safety net.
  */
-async function claimOrWait(deps: ExecuteDeps, jobId: string, graph?: string): Promise<Extract<ClaimResult, { ok: true }> | DeliveryOutcome> {
+async function claimOrWait(deps: ExecuteDeps, jobId: string, graph?: string): Promise<(Extract<ClaimResult, { ok: true }> & { sentAt: number }) | DeliveryOutcome> {
   const { ledger, workerId } = deps;
   // A limited graph's claim also takes its turn under the limit (a transaction on the limit row).
   const limited = graph !== undefined && deps.limitedGraphs?.().has(graph) === true;
   for (let round = 1; ; round++) {
+    const sentAt = Date.now();
     // One statement: the claim, its `claimed` event and, on a first attempt of a graph this worker
     // runs, the `started` decision; it also tells whether pending effects need reading.
     const options = { startGraphs: deps.startGraphs };
     const claim = limited
       ? await ledger.claimLimited(jobId, workerId, ledger.leaseTtlMs, options)
       : await ledger.claim(jobId, workerId, ledger.leaseTtlMs, options);
-    if (claim.ok) return claim;
+    if (claim.ok) return { ...claim, sentAt };
     // Not due yet, or held back by its graph's limit: the delivery waits in the queue (delayed), never failed.
     if (claim.reason === 'not_due' || claim.reason === 'rate_limited') return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
     if (claim.reason !== 'thread_busy') return { outcome: 'refused', reason: claim.reason };
@@ -109,7 +110,7 @@ export async function executeDelivery(deps: ExecuteDeps, jobId: string, graph?: 
   const log = (level: 'info' | 'warn' | 'error', msg: string, f: Record<string, unknown> = {}) =>
     deps.log(level, msg, { jobId, threadId: job.threadId, attempt: job.attempt, token, ...f });
   crashHere(deps, 'after_claim');
-  const controller = deps.keeper.hold(jobId, token);
+  const controller = deps.keeper.hold(jobId, token, claim.sentAt);
   const control = new RunControl();
   deps.controls.set(jobId, control);
   const timeoutMs = job.timeoutMs ?? deps.defaultTimeoutMs;

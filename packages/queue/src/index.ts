@@ -1,5 +1,5 @@
 import { type ConnectionOptions, createPostgresBackend, type Processor, Queue, Worker, type WorkerOptions, withBackend } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { DeliveryData } from './delivery';
 import { type DeliveryRetention, deliveryJobOptions } from './retention';
 
@@ -27,6 +27,7 @@ export const QUEUE_NAME = 'runledger';
 export interface QueueConfig {
   /** `redis` (needs `redisUrl`) or `postgres` (BullMQ's PostgreSQL backend on `databaseUrl`). */
   backend: 'redis' | 'postgres';
+  /** `redis://…`, `rediss://…`, or `redis-cluster://host:port` (one node of a Redis Cluster). */
   redisUrl?: string;
   databaseUrl?: string;
   /** Ledger schema; the PostgreSQL backend's queue tables go to `<schema>_queue`. */
@@ -43,15 +44,26 @@ function pgConnection(config: QueueConfig) {
   return { connectionString: config.databaseUrl, schema: `${config.schema ?? 'public'}_queue`, max: 5, migrate: true };
 }
 
-function redisConnection(config: QueueConfig, forWorker: boolean): Redis {
+function redisConnection(config: QueueConfig, forWorker: boolean): Redis | Cluster {
   if (!config.redisUrl) throw new Error('QUEUE_BACKEND=redis needs REDIS_URL');
   // Workers must block forever on Redis; producers fail fast so a Redis outage cannot stall admission.
-  const redis = new Redis(
-    config.redisUrl,
-    forWorker ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 },
-  );
+  const options: RedisOptions = forWorker ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 };
+  const redis = config.redisUrl.startsWith('redis-cluster://') ? cluster(config.redisUrl, options) : new Redis(config.redisUrl, options);
   redis.on('error', () => {});
   return redis;
+}
+
+/**
+ * `redis-cluster://[user:password@]host:port`: any one node of a Redis Cluster; the client
+ * learns the others, follows MOVED/ASK and the new master after a failover.
+ */
+function cluster(url: string, options: RedisOptions): Cluster {
+  const u = new URL(url);
+  const auth = { username: decodeURIComponent(u.username) || undefined, password: decodeURIComponent(u.password) || undefined };
+  return new Cluster([{ host: u.hostname, port: Number(u.port || 6379) }], {
+    redisOptions: { ...options, ...auth },
+    enableOfflineQueue: options.enableOfflineQueue ?? true,
+  });
 }
 
 /** Opens the queue for adding deliveries (producer, reconciler). */
