@@ -20,6 +20,7 @@ export { embeddedDataDir } from './embedded-root';
 export {
   IdempotencyConflictError,
   InvalidTransitionError,
+  isCapacityError,
   isConnectionError,
   LeaseLostError,
   LedgerError,
