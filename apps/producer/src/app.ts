@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { isAdminSessionRevoked, revokeAdminSession, takeRateToken } from '@runledger/ledger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createAdmitter } from './admitter';
+import { DEFAULT_MAX_BACKLOG, limitBacklog } from './backlog';
 import { bullBoard } from './bull-board';
 import { dashboardRoutes } from './dashboard/routes';
 import { installErrorHandlers } from './http-errors';
@@ -74,14 +75,19 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   const batching = options.groupCommit || undefined;
   const admitter = traceAdmissions(
     options.tracer,
-    createAdmitter({
-      ledger: recordingTraceContext(options.ledger, options.tracer),
-      queue: options.queue,
+    limitBacklog(
+      createAdmitter({
+        ledger: recordingTraceContext(options.ledger, options.tracer),
+        queue: options.queue,
+        enqueueTimeoutMs,
+        batchWindowMs: batching ? (batching.windowMs ?? 1) : 0,
+        maxBatch: batching?.maxBatch ?? 128,
+        crashAt: options.crashAt,
+      }),
+      options.queue,
+      options.maxBacklog ?? DEFAULT_MAX_BACKLOG,
       enqueueTimeoutMs,
-      batchWindowMs: batching ? (batching.windowMs ?? 1) : 0,
-      maxBatch: batching?.maxBatch ?? 128,
-      crashAt: options.crashAt,
-    }),
+    ),
   );
   app.addHook('onClose', () => admitter.close());
   const deps: RouteDeps = { ledger: options.ledger, queue: options.queue, graphs: options.graphs, schema: options.schema, enqueueTimeoutMs, admitter };

@@ -52,6 +52,8 @@ const Env = z.object({
   RUNLEDGER_CONFIG: z.string().min(1).optional(),
   /** Default 1 MiB. */
   BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024).default(1024 * 1024),
+  /** Admissions answer 503 backlog_full while this many deliveries wait for a worker. Default 100,000; 0 = no limit. */
+  MAX_BACKLOG: int(0, 100_000_000).default(100_000),
   /**
    * Group commit window for admissions, in ms: requests within it share one multi-row statement
    * and one addBulk. Default 1 (bench/results 2026-11-30: 0.36× the bare endpoint's req/s at 64

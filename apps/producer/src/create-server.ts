@@ -96,6 +96,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     graphs,
     schema: config.DB_SCHEMA,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    maxBacklog: config.MAX_BACKLOG,
     groupCommit: config.ADMISSION_BATCH_MS > 0 ? { windowMs: config.ADMISSION_BATCH_MS } : false,
     logger: { level: config.LOG_LEVEL },
     crashAt: config.RUNLEDGER_TEST_CRASH_AT,

@@ -1,4 +1,4 @@
-import { isConnectionError, LedgerError, type LedgerErrorCode } from '@runledger/ledger';
+import { isCapacityError, isConnectionError, LedgerError, type LedgerErrorCode } from '@runledger/ledger';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { drainRefusedBody } from './oversized-body';
 
@@ -51,6 +51,10 @@ const MESSAGES: Record<string, string> = {
 /** The one mapping from any thrown error to a status and a body; never a stack trace. */
 export function toHttpError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // Up but full (max_connections, out of memory or disk): nothing was written, and a retry may pass.
+  if (isCapacityError(err) || isCapacityError((err as { cause?: unknown } | null)?.cause)) {
+    return new ApiError(503, 'database_busy', 'PostgreSQL is at capacity (max_connections, memory or disk); nothing was changed. Retry later.');
+  }
   // The driver's message names the database host; the log has it, the client gets the gist.
   if ((err instanceof LedgerError && err.code === 'DATABASE_UNAVAILABLE') || isConnectionError(err)) {
     return new ApiError(503, 'database_unavailable', 'PostgreSQL is unreachable; nothing was changed. Retry later.');

@@ -16,6 +16,8 @@ export interface AppOptions {
   schema: string;
   /** Largest accepted request body. Default 1 MiB. */
   bodyLimitBytes?: number;
+  /** Admissions answer 503 backlog_full while the queue holds this many deliveries no worker has taken. Default 100,000; 0 = no limit. */
+  maxBacklog?: number;
   /** Longest an admission waits for the queue before answering `enqueued: false`. Default 1000 ms. */
   enqueueTimeoutMs?: number;
   /**

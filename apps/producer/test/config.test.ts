@@ -13,6 +13,7 @@ describe('producer environment', () => {
       DB_SCHEMA: 'public',
       QUEUE_PREFIX: 'runledger',
       BODY_LIMIT_BYTES: 1024 * 1024,
+      MAX_BACKLOG: 100_000,
       ADMISSION_BATCH_MS: 1,
       LOG_LEVEL: 'info',
       DELIVERY_KEEP_COMPLETED_HOURS: 24,

@@ -35,6 +35,7 @@ export { embeddedDataDir } from './embedded-root';
 export {
   IdempotencyConflictError,
   InvalidTransitionError,
+  isCapacityError,
   isConnectionError,
   LeaseLostError,
   LedgerError,

@@ -98,3 +98,12 @@ export function isConnectionError(err: unknown): boolean {
   if (e.code && CONNECTION_CODES.has(e.code)) return true;
   return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
 }
+
+/**
+ * True when PostgreSQL refused for lack of resources (SQLSTATE class 53: too many connections,
+ * out of memory, disk full): the server is up but full, and the same request may pass later.
+ */
+export function isCapacityError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('53');
+}

@@ -215,7 +215,17 @@ export class Ledger extends AdmissionLedger {
 
   /** Terminal failure (attempts exhausted, unknown graph, poison job); hand the thread on as after `complete`. */
   fail(jobId: string, token: number, error: Record<string, unknown>): Promise<AttemptEnd> {
-    return this.end(jobId, token, { status: 'failed', event: 'failed', error, detail: error });
+    return this.end(jobId, token, {
+      status: 'failed',
+      event: 'failed',
+      error: this.sealMessage(error, sealContext.jobError(jobId, 'message')),
+      detail: this.sealMessage(error, sealContext.eventDetail(jobId, 'message')),
+    });
+  }
+
+  /** `error` with its message sealed under `context` (a graph's error message may quote user data); unchanged without a key. */
+  private sealMessage(error: Record<string, unknown>, context: string): Record<string, unknown> {
+    return error.message === undefined ? error : { ...error, message: this.seal(error.message, context) };
   }
 
   /** The graph stopped at `interrupt()`: wait for a resume request. */
@@ -238,10 +248,10 @@ export class Ledger extends AdmissionLedger {
     await this.end(jobId, token, {
       status: 'recovery_required',
       event: 'recovery_required',
-      error,
+      error: this.sealMessage(error, sealContext.jobError(jobId, 'message')),
       reason: 'retry',
       runAfterMs: delayMs,
-      detail: { reason: 'retry', delayMs, error },
+      detail: { reason: 'retry', delayMs, error: this.seal(error, sealContext.eventDetail(jobId, 'error')) },
     });
   }
 

@@ -59,3 +59,46 @@ describe('keyed columns', () => {
     expect(await keyed(K1).admit(req('two-processes'))).toMatchObject({ created: false, job: { jobId: job.jobId } });
   });
 });
+
+describe('error messages', () => {
+  const SECRET = `card 4111-${randomBytes(4).toString('hex')}`;
+  const storedText = async (jobId: string) =>
+    (
+      await db.ledger.pool.query(
+        `SELECT (SELECT row_to_json(j)::text FROM jobs j WHERE job_id = $1) || (SELECT string_agg(detail::text, ' ') FROM job_events WHERE job_id = $1) AS text`,
+        [jobId],
+      )
+    ).rows[0].text as string;
+  /** A job claimed by a worker, and its token. */
+  async function claimed(ledger: Ledger) {
+    const { job } = await ledger.admit({ graph: 'echo', input: {} });
+    const claim = await ledger.claim(job.jobId, 'w-errors', 60_000);
+    if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
+    return { jobId: job.jobId, token: claim.job.fencingToken };
+  }
+
+  it('seals a graph error message in the job row and its events, retried or final, and reads it back', async () => {
+    const ledger = keyed(K1);
+    const retried = await claimed(ledger);
+    await ledger.retryLater(retried.jobId, retried.token, { name: 'Error', code: 'graph_error', message: SECRET }, 60_000);
+    const failed = await claimed(ledger);
+    await ledger.fail(failed.jobId, failed.token, { name: 'Error', code: 'graph_error', message: SECRET });
+    for (const { jobId } of [retried, failed]) {
+      expect(await storedText(jobId)).not.toContain(SECRET);
+      expect((await stored(jobId)).error.code).toBe('graph_error');
+      expect((await ledger.get(jobId)).error).toMatchObject({ code: 'graph_error', message: SECRET });
+    }
+    const events = await ledger.events(retried.jobId);
+    expect(events.find((e) => e.type === 'recovery_required')?.detail).toMatchObject({ error: { message: SECRET } });
+    expect((await ledger.events(failed.jobId)).find((e) => e.type === 'failed')?.detail).toMatchObject({ message: SECRET });
+  });
+
+  it('refuses a sealed message copied to another job', async () => {
+    const ledger = keyed(K1);
+    const a = await claimed(ledger);
+    await ledger.fail(a.jobId, a.token, { code: 'graph_error', message: SECRET });
+    const { job: b } = await ledger.admit({ graph: 'echo', input: {} });
+    await db.ledger.pool.query('UPDATE jobs SET error = (SELECT error FROM jobs WHERE job_id = $1) WHERE job_id = $2', [a.jobId, b.jobId]);
+    await expect(ledger.get(b.jobId)).rejects.toThrow(/altered or moved from another row/);
+  });
+});
