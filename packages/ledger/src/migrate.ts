@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { checkSchemaName, createPool } from './db';
 import { LedgerError } from './errors';
+import { sql } from './sql';
 
 const migrationsDir = new URL('../migrations/', import.meta.url);
 
@@ -52,6 +53,7 @@ export async function migrate(options: MigrateOptions): Promise<number[]> {
     const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
     const pool = createPool({ connectionString: options.connectionString, schema, max: 1 });
     try {
+      await pool.query(sql('create_checkpoint_migrations'));
       await new PostgresSaver(pool, undefined, { schema }).setup();
     } finally {
       await pool.end();
