@@ -33,6 +33,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   'stream-log': () => import('./stream-log'),
   'stream-e2e': () => import('./stream-e2e'),
   'redis-retention': () => import('./redis-retention'),
+  'cli-startup': () => import('./cli-startup'),
 };
 
 const load = () =>
