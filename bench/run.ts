@@ -36,6 +36,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   'redis-retention': () => import('./redis-retention'),
   'scale-migration': () => import('./scale-migration'),
   scale: () => import('./scale'),
+  'cli-startup': () => import('./cli-startup'),
 };
 /** Modules left out of a run that names none: too long for the default run. */
 const ON_REQUEST = new Set(['scale-migration', 'scale']);

@@ -84,6 +84,10 @@ describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
     expect(await page.getByText('kwargs').filter({ visible: true }).count()).toBeGreaterThan(0);
     await result.locator('details.raw summary').click();
     expect(await page.locator('#input').textContent()).toContain('Input');
+    // The API carries the same conversation beside the raw result.
+    const api = (await (await fetch(`${base}/v1/jobs/${jobId}`)).json()) as { conversation: { result: Array<{ role: string }> }; result: unknown };
+    expect(api.conversation.result.map((m) => m.role)).toEqual(roles);
+    expect(JSON.stringify(api.result)).toContain('"kwargs"');
     await page.screenshot({ path: path.join(artifacts, 'dashboard-job-conversation.png'), fullPage: true });
     if (updateDocs) await result.screenshot({ path: path.join(docs, 'dashboard-job-conversation.png') });
   });
@@ -94,6 +98,8 @@ describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
     await page.goto(`${base}/admin/jobs/${jobId}`);
     const question = page.locator('.interrupt-question');
     expect(await question.textContent()).toBe('Approve "buy a boat"? Resume with { "approved": true|false }.');
+    const api = (await (await fetch(`${base}/v1/jobs/${jobId}`)).json()) as { conversation: { questions: string[] } };
+    expect(api.conversation.questions).toEqual([await question.textContent()]);
     const form = page.locator('form[data-action="resume"]');
     const [questionBox, formBox] = [await question.boundingBox(), await form.boundingBox()];
     expect(questionBox && formBox && questionBox.y + questionBox.height <= formBox.y).toBe(true);

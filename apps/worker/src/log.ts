@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { trace } from '@opentelemetry/api';
+import { LOG_FORMAT } from '@runledger/telemetry';
 import pino from 'pino';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
@@ -57,8 +58,7 @@ export function createLogger(
     {
       level: minLevel,
       base,
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      ...LOG_FORMAT,
       redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
       mixin() {
         const span = trace.getActiveSpan()?.spanContext();

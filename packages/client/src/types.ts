@@ -94,8 +94,20 @@ export interface JobSummary {
   updatedAt: string;
 }
 
+/** One message of a job's conversation (a LangChain message as stored, read as role and text). */
+export interface ConversationMessage {
+  role: string;
+  text: string;
+  name: string | null;
+  toolCalls: Array<{ id: string | null; name: string; args: unknown }>;
+  /** For a tool result: the tool call it answers. */
+  toolCallId: string | null;
+}
+
 /** A job with its effects; in `manual_reconcile`, `inDoubt` names the effects a person must check. */
 export interface Job extends JobSummary {
+  /** The messages of `input` and `result` (null where there are none) and, while interrupted, what the graph asks. */
+  conversation: { input: ConversationMessage[] | null; result: ConversationMessage[] | null; questions: string[] };
   effects: Effect[];
   inDoubt: Array<{ key: string; name: string }>;
   /** After resume and replay: whether the new delivery reached the queue. */

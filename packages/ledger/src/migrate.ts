@@ -90,6 +90,7 @@ export async function migrate(options: MigrateOptions): Promise<number[]> {
     const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
     const pool = createPool({ connectionString: options.connectionString, schema, max: 1 });
     try {
+      await pool.query(sql('create_checkpoint_migrations'));
       await new PostgresSaver(pool, undefined, { schema }).setup();
     } finally {
       await pool.end();

@@ -37,12 +37,20 @@ export function redactConnectionStrings(text: string): string {
   return text.replace(URL_PASSWORD, `$1${REDACTED}@`);
 }
 
-/** The password of a connection string, or undefined when it has none (or is not a URL). */
+/**
+ * The password of a connection string, as a secret to mask wherever it appears in a log line;
+ * undefined when it has none (or is not a URL), and when it is the URL's own user or database
+ * name (`postgres://postgres:postgres@…/postgres`, the embedded server's): that word is logged
+ * anyway, and masking it everywhere would hide harmless text such as the queue backend's name
+ * (`postgres`). Inside a connection string a password is always masked (redactConnectionStrings).
+ */
 export function connectionStringPassword(url: string | undefined): string | undefined {
   if (!url) return undefined;
   try {
-    const password = decodeURIComponent(new URL(url).password);
-    return password === '' ? undefined : password;
+    const u = new URL(url);
+    const password = decodeURIComponent(u.password);
+    const plain = [decodeURIComponent(u.username), decodeURIComponent(u.pathname.slice(1))];
+    return password === '' || plain.includes(password) ? undefined : password;
   } catch {
     return undefined;
   }

@@ -50,3 +50,13 @@ export async function withinSpan<T>(span: Span, fn: () => Promise<T>): Promise<T
     span.end();
   }
 }
+
+/**
+ * The log line format every Runledger process writes (pino options, also Fastify's logger):
+ * `"level":"info"` as a name and `"time":"2026-12-01T18:00:00.000Z"` in ISO 8601 UTC, so the
+ * producer's and the workers' lines read, sort and filter alike.
+ */
+export const LOG_FORMAT = {
+  timestamp: () => `,"time":"${new Date().toISOString()}"`,
+  formatters: { level: (label: string) => ({ level: label }) },
+};

@@ -1,4 +1,5 @@
 import { createRedactor, REDACTED, type Redactor } from '@runledger/ledger';
+import { LOG_FORMAT } from '@runledger/telemetry';
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 
 /**
@@ -100,6 +101,7 @@ export function redactingLogger(logger: LoggerOption, secrets: Iterable<string |
       headers: loggableHeaders(request.headers),
     });
   return {
+    ...LOG_FORMAT,
     serializers: { req },
     ...base,
     redact: { paths: REDACT_PATHS, censor: REDACTED },
