@@ -142,3 +142,56 @@ describe.each(SDKS)('LangGraph API through the SDK: command and breakpoints (SDK
     expect((await s.db.ledger.list({ limit: 500 })).jobs.length).toBe(before);
   });
 });
+
+describe.each(SDKS)('LangGraph API through the SDK: rollback (SDK %s)', (sdk) => {
+  const sdkClient = (key?: string) => s.client(key, sdk);
+  const streamRows = async (runId: string) =>
+    (await s.db.ledger.pool.query('SELECT count(*)::int AS n FROM run_stream_events WHERE job_id = $1', [runId])).rows[0].n;
+
+  /** A thread with one finished echo step, and a slow run on it that has checkpointed its input and its first step, and streamed them. */
+  async function threadWithSlowRun() {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, 'echo', { input: { steps: 1 } });
+    const history = await client.threads.getHistory(thread.thread_id, { limit: 100 });
+    const slow = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 3, sleepMs: 1_500 }, streamMode: 'values' });
+    await waitFor(
+      'the slow run to checkpoint and stream',
+      async () => (await client.runs.get(thread.thread_id, slow.run_id)).status === 'running' && (await streamRows(slow.run_id)) > 2,
+    );
+    return { client, thread, history, slow };
+  }
+
+  /** The thread is as before the slow run, stays so after its stale attempt wakes up, and carries on from there. */
+  async function expectRolledBack(t: Awaited<ReturnType<typeof threadWithSlowRun>>) {
+    const { client, thread, history, slow } = t;
+    await expect(client.runs.get(thread.thread_id, slow.run_id)).rejects.toThrow(/404/);
+    expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).not.toContain(slow.run_id);
+    expect(await streamRows(slow.run_id)).toBe(0);
+    // The ledger keeps the job as a receipt, cancelled.
+    expect((await s.db.ledger.get(slow.run_id)).status).toBe('cancelled');
+    // Its attempt was mid-step: whatever it tries after the rollback is refused by the fence.
+    await new Promise((r) => setTimeout(r, 1_800));
+    const after = await client.threads.getHistory(thread.thread_id, { limit: 100 });
+    expect(after.map((h) => h.checkpoint?.checkpoint_id)).toEqual(history.map((h) => h.checkpoint?.checkpoint_id));
+    const values = (await client.threads.getState(thread.thread_id)).values as Record<string, unknown>;
+    expect([values.done, values.log, values.sleepMs]).toEqual([1, ['step 1'], undefined]);
+  }
+
+  it('cancel with action rollback deletes the run, its checkpoints and stream log; the thread carries on from before it', async () => {
+    const t = await threadWithSlowRun();
+    await t.client.runs.cancel(t.thread.thread_id, t.slow.run_id, true, 'rollback');
+    await expectRolledBack(t);
+    expect(await t.client.runs.wait(t.thread.thread_id, 'echo', { input: { steps: 2 } })).toMatchObject({ done: 2, log: ['step 1', 'step 2'] });
+  });
+
+  it('multitask rollback: the running run is rolled back, the new one runs on the state before it', async () => {
+    const t = await threadWithSlowRun();
+    const next = await t.client.runs.create(t.thread.thread_id, 'echo', { input: { steps: 2 }, multitaskStrategy: 'rollback' });
+    expect(await t.client.runs.join(t.thread.thread_id, next.run_id)).toMatchObject({ done: 2, log: ['step 1', 'step 2'] });
+    await expect(t.client.runs.get(t.thread.thread_id, t.slow.run_id)).rejects.toThrow(/404/);
+    expect(await streamRows(t.slow.run_id)).toBe(0);
+    // The slow run's input (sleepMs) went with its checkpoints.
+    expect(((await t.client.threads.getState(t.thread.thread_id)).values as { sleepMs?: number }).sleepMs).toBeUndefined();
+  });
+});

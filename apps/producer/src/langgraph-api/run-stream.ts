@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { tenantScope } from '../security';
-import { cancelRun } from './cancel';
+import { cancelRun, isRolledBack } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
 import { finalValues } from './run-views';
@@ -141,7 +141,7 @@ export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): P
       const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
       const afterId = lastEventIdOf(request);
       const job = await d.ledger.get(run_id, tenantScope(request));
-      if (job.threadId !== thread_id) throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
+      if (job.threadId !== thread_id || isRolledBack(job)) throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
       const q = request.query as z.infer<typeof JoinStreamQuery>;
       await serve(d, request, reply, job, afterId, { modes: q.stream_mode, cancelOnDisconnect: q.cancel_on_disconnect === true });
     },
