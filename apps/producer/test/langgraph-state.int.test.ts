@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test/support/db';
 import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
 
+const APP_ORIGIN = 'http://app.example:5173';
 let s: LangGraphStack;
 beforeAll(async () => {
-  s = await startLangGraphStack('lg_state');
+  s = await startLangGraphStack('lg_state', { corsOrigins: [APP_ORIGIN] });
   s.worker('lg-state-w1');
 });
 afterAll(() => s?.close());
@@ -193,5 +194,52 @@ describe.each(SDKS)('LangGraph API through the SDK: rollback (SDK %s)', (sdk) =>
     expect(await streamRows(t.slow.run_id)).toBe(0);
     // The slow run's input (sleepMs) went with its checkpoints.
     expect(((await t.client.threads.getState(t.thread.thread_id)).values as { sleepMs?: number }).sleepMs).toBeUndefined();
+  });
+});
+
+describe.each(SDKS)('LangGraph API through the SDK: thread-less join, schemas (SDK %s)', (sdk) => {
+  const sdkClient = (key?: string) => s.client(key, sdk);
+
+  it('a thread-less run joined by its id alone: joinStream replays it, join answers its values', async () => {
+    const client = sdkClient();
+    const run = await client.runs.create(null, 'echo', { input: { steps: 2 }, streamMode: 'updates' });
+    const parts = [];
+    for await (const part of client.runs.joinStream(null, run.run_id, { lastEventId: '-1' })) parts.push(part);
+    expect(parts.filter((p) => p.event === 'updates')).toHaveLength(2);
+    const values = await (await fetch(`${s.url}/runs/${run.run_id}/join`, { headers: { 'x-api-key': KEYS.acme } })).json();
+    expect(values).toMatchObject({ done: 2 });
+    expect((await fetch(`${s.url}/runs/${run.run_id}/join`, { headers: { 'x-api-key': KEYS.globex } })).status).toBe(404);
+  });
+
+  it("getSchemas: objects of the graph's channels", async () => {
+    const schemas = await sdkClient().assistants.getSchemas('approval');
+    expect(Object.keys((schemas.state_schema as { properties: object }).properties).sort()).toEqual(['decision', 'outcome', 'request', 'traceNodes']);
+    expect(schemas.input_schema).toMatchObject({ type: 'object' });
+  });
+});
+
+describe('LangGraph API: CORS for a browser app (RUNLEDGER_CORS_ORIGINS)', () => {
+  it('a preflight from an allowed origin is answered without a key; responses expose the headers the SDK reads', async () => {
+    const preflight = await fetch(`${s.url}/threads/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/runs/stream`, {
+      method: 'OPTIONS',
+      headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key,last-event-id' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-api-key');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('last-event-id');
+    const created = await fetch(`${s.url}/runs`, {
+      method: 'POST',
+      headers: { origin: APP_ORIGIN, 'x-api-key': KEYS.acme, 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'echo', input: {} }),
+    });
+    expect(created.status).toBe(200);
+    expect(created.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+    expect(created.headers.get('access-control-expose-headers')).toContain('Content-Location');
+    const other = await fetch(`${s.url}/assistants/search`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+    });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

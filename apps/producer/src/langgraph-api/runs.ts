@@ -8,7 +8,7 @@ import { cancelRun, isRolledBack } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
 import { finalValues, runView, settledJob } from './run-views';
-import { CancelQuery, RunCreate, RunListQuery, RunParams, ThreadParams } from './schemas';
+import { CancelQuery, RunCreate, RunIdParams, RunListQuery, RunParams, ThreadParams } from './schemas';
 
 // Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
 const doc = { tags: ['langgraph'], hide: true };
@@ -94,6 +94,17 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
     async (request, reply) => {
       const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
       await runOf(d, request, thread_id, run_id);
+      return answerWhenSettled(d, request, reply, run_id);
+    },
+  );
+
+  app.get(
+    '/runs/:run_id/join',
+    { schema: { ...doc, summary: "Wait for a run's final values, by its id alone", params: RunIdParams } },
+    async (request, reply) => {
+      const { run_id } = request.params as z.infer<typeof RunIdParams>;
+      const job = await d.ledger.get(run_id, tenantScope(request));
+      if (isRolledBack(job)) throw new ApiError(404, 'not_found', `Run ${run_id} was rolled back (deleted).`);
       return answerWhenSettled(d, request, reply, run_id);
     },
   );
