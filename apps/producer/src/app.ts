@@ -1,3 +1,4 @@
+import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { isAdminSessionRevoked, revokeAdminSession, takeRateToken } from '@runledger/ledger';
@@ -7,7 +8,7 @@ import { DEFAULT_MAX_BACKLOG, limitBacklog } from './backlog';
 import { bullBoard } from './bull-board';
 import { dashboardRoutes } from './dashboard/routes';
 import { installErrorHandlers } from './http-errors';
-import { langGraphApi } from './langgraph-api';
+import { corsOptions, langGraphApi } from './langgraph-api';
 import { installMetrics, ProducerMetrics } from './metrics';
 import type { AppOptions, RouteDeps } from './options';
 import { answerOversizedBeforeBody } from './oversized-body';
@@ -60,6 +61,8 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   installZodCompilers(app);
   installErrorHandlers(app);
   answerOversizedBeforeBody(app, bodyLimit);
+  // Before the security hooks: a browser's preflight carries no key, and is answered here.
+  if (options.corsOrigins) void app.register(cors, corsOptions(options.corsOrigins));
   // Before any route: its hooks cover every route, the dashboard's and Bull Board's included.
   installSecurity(
     app,

@@ -72,6 +72,20 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RUNLEDGER_API_KEYS: z.string().optional(),
   RUNLEDGER_ADMIN_KEY: z.string().optional(),
+  /** Browser origins allowed to call the API (CORS): comma-separated (`https://app.example.com,http://localhost:5173`) or `*`. Default none. */
+  RUNLEDGER_CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v === undefined || v.trim() === ''
+        ? undefined
+        : v.trim() === '*'
+          ? ('*' as const)
+          : v
+              .split(',')
+              .map((o) => o.trim())
+              .filter(Boolean),
+    ),
   /** Test hook for crash window B: `after_admit_commit` SIGKILLs the process after an admission commits, before its queue add. */
   RUNLEDGER_TEST_CRASH_AT: z.enum(['after_admit_commit']).optional(),
   /** OTLP/HTTP collector for traces (e.g. http://collector:4318); setting it turns tracing on. */

@@ -100,6 +100,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     groupCommit: config.ADMISSION_BATCH_MS > 0 ? { windowMs: config.ADMISSION_BATCH_MS } : false,
     logger: { level: config.LOG_LEVEL },
     crashAt: config.RUNLEDGER_TEST_CRASH_AT,
+    corsOrigins: config.RUNLEDGER_CORS_ORIGINS,
     security: secured.security,
   });
   const log = app.log;

@@ -29,6 +29,11 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Where Bull Board links each queue job. Default the dashboard's job page, `/admin/jobs/<jobId>` (Bull Board is as private as it). */
   ledgerJobUrl?: (jobId: string) => string;
+  /**
+   * Origins a browser may call the API from (CORS, for the LangGraph SDK's `useStream` in a web
+   * app): a list, or `*` for any. Default none: no CORS headers, browsers allow same-origin only.
+   */
+  corsOrigins?: string[] | '*';
   /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
   crashAt?: 'after_admit_commit';
 }

@@ -32,12 +32,14 @@ export interface LangGraphStack {
   close(failed?: boolean): Promise<void>;
 }
 
-export async function startLangGraphStack(name: string): Promise<LangGraphStack> {
+/** `app`: more options for the producer app (e.g. corsOrigins). */
+export async function startLangGraphStack(name: string, app: Partial<Parameters<typeof buildApp>[0]> = {}): Promise<LangGraphStack> {
   const db = await testDb(name);
   const backend = inject('redisUrl') ? 'redis' : 'postgres';
   const q = queueConfigFor(backend, db.url, db.schema, inject('redisUrl'));
   const queue = openQueue(q);
-  const app = buildApp({
+  const producer = buildApp({
+    ...app,
     ledger: db.ledger,
     queue,
     graphs: await loadGraphs(),
@@ -49,13 +51,13 @@ export async function startLangGraphStack(name: string): Promise<LangGraphStack>
       ],
     },
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  await producer.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(producer.server.address() as AddressInfo).port}`;
   const env = stackEnv(q, db.url, db.schema, { LEASE_TTL_MS: '1500', SWEEP_INTERVAL_MS: '250', WORKER_CONCURRENCY: '4' });
   const procs = processRegistry();
   return {
     db,
-    app,
+    app: producer,
     queue,
     url,
     env,
@@ -68,7 +70,7 @@ export async function startLangGraphStack(name: string): Promise<LangGraphStack>
     worker: (id, extra = {}) => procs.add(spawnWorker(env, id, extra)),
     async close(failed = false) {
       await procs.cleanup({ task: { result: { state: failed ? 'fail' : 'pass' } } });
-      await app.close();
+      await producer.close();
       await queue.close();
       await db.close();
     },

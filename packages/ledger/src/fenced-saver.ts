@@ -30,6 +30,9 @@ export interface FencedSaverOptions {
   codec?: PayloadCodec;
 }
 
+/** The checkpoint metadata key naming the job that wrote it (delete_run_checkpoints.sql reads it). */
+const JOB_TAG = 'runledger_job';
+
 /** A serialized value as node-pg sends it inside a bytea[] parameter; null stays SQL NULL. */
 const bytes = (v: Uint8Array | undefined): Buffer | null => (v === undefined ? null : Buffer.from(v.buffer, v.byteOffset, v.byteLength));
 
@@ -56,6 +59,12 @@ export class OneStatementPostgresSaver extends PostgresSaver {
     const serde = this.serde instanceof SealingSerializer ? this.serde.plain : this.serde;
     // biome-ignore lint/complexity/useLiteralKeys: the parent's protected method, run with another serializer
     return PostgresSaver.prototype['_dumpMetadata'].call({ serde }, metadata);
+  }
+
+  /** Checkpoint metadata as LangGraph wrote it: without the tag FencedPostgresSaver adds for rollbacks. */
+  protected override async _loadMetadata(metadata: Record<string, unknown>): Promise<CheckpointMetadata> {
+    const { [JOB_TAG]: _job, ...rest } = metadata ?? {};
+    return super._loadMetadata(rest);
   }
 
   /** Runs one of the saver's statements as a named (prepared) statement; returns its one row. */
@@ -146,6 +155,16 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     options: FencedSaverOptions = {},
   ) {
     super(ledger.pool, { ...options, codec: options.codec ?? ledger.payloadCodec });
+  }
+
+  /** Tags each checkpoint with the job that wrote it (metadata JOB_TAG, unseen by readers), so a rollback finds them. */
+  override put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: Record<string, string | number>,
+  ): Promise<RunnableConfig> {
+    return super.put(config, checkpoint, { ...metadata, [JOB_TAG]: this.fence.jobId } as CheckpointMetadata, newVersions);
   }
 
   protected override async writeCheckpoint(data: unknown[]): Promise<void> {

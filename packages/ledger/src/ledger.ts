@@ -300,6 +300,23 @@ export class Ledger extends AdmissionLedger {
   }
 
   /**
+   * Rolls a job back (the LangGraph API's rollback): cancels it as `cancel` does (reason
+   * `rolled_back`) and, in the same transaction, deletes the checkpoints it wrote, their writes,
+   * the blobs only they use and its stream log (delete_run_checkpoints.sql), so its thread is as
+   * before the job. Its row, events and effects stay: an effect that reached a provider is never
+   * forgotten. Throws InvalidTransitionError for a finished job, writing nothing.
+   */
+  rollback(jobId: string, tenant?: string, note?: string): Promise<Job> {
+    const from: JobStatus[] = ['accepted', 'starting', 'running', 'interrupted', 'recovery_required', 'manual_reconcile'];
+    return this.inTransaction(async (client) => {
+      const detail = { note: this.eventNote(jobId, note), rollback: true };
+      const job = await this.operate(jobId, tenant, from, 'cancelled', 'cancelled', 'rollback', { detail, reason: 'rolled_back' }, client);
+      await this.q('delete_run_checkpoints', [jobId], client);
+      return job;
+    });
+  }
+
+  /**
    * interrupted → accepted, carrying the value for `Command({ resume })`, and with `command` the
    * Command's other fields (`update`, `goto`, as the LangGraph API sends them) in the same record.
    */

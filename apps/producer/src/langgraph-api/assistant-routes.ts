@@ -9,6 +9,16 @@ import { AssistantParams, AssistantSearch } from './schemas';
 // Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
 const doc = { tags: ['langgraph'], hide: true };
 
+/**
+ * A JSON schema of an object with a graph's channels as its properties (any type each): what a
+ * compiled graph tells of its shape without a typed state schema; null when it names none.
+ */
+function channelSchema(channels: unknown): Record<string, unknown> | null {
+  const names = typeof channels === 'string' ? [channels] : Array.isArray(channels) ? channels.filter((c) => typeof c === 'string') : [];
+  if (names.length === 0) return null;
+  return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, {}])) };
+}
+
 /** Assistants: one default assistant per registered graph, found by assistant id or graph id. */
 export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
   const byParam = (params: unknown) => d.assistants.resolve((params as z.infer<typeof AssistantParams>).assistant_id);
@@ -42,10 +52,18 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
 
   app.get(
     '/assistants/:assistant_id/schemas',
-    { schema: { ...doc, summary: "An assistant's JSON schemas (null where the graph does not declare them)", params: AssistantParams } },
+    { schema: { ...doc, summary: "An assistant's JSON schemas: objects of the graph's channels (null where it names none)", params: AssistantParams } },
     async (request) => {
       const g = byParam(request.params);
-      return { graph_id: g.name, input_schema: null, output_schema: null, state_schema: null, config_schema: null, context_schema: null };
+      const compiled = g.build(new MemorySaver()) as { inputChannels?: unknown; outputChannels?: unknown; streamChannelsAsIs?: unknown };
+      return {
+        graph_id: g.name,
+        input_schema: channelSchema(compiled.inputChannels),
+        output_schema: channelSchema(compiled.outputChannels),
+        state_schema: channelSchema(compiled.streamChannelsAsIs),
+        config_schema: null,
+        context_schema: null,
+      };
     },
   );
 }

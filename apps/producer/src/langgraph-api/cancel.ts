@@ -1,3 +1,4 @@
+import type { Job } from '@runledger/ledger';
 import type { FastifyRequest } from 'fastify';
 import { handOffWithin } from '../delivery';
 import { tenantScope } from '../security';
@@ -5,10 +6,15 @@ import type { LangGraphDeps } from './context';
 
 /**
  * Cancels a run (its job) for the caller's tenant, then hands its thread on to the next run that
- * waits for it, as the /v1 cancel does (the reconciler covers a queue outage). Throws the
- * ledger's errors (a finished run: InvalidTransitionError).
+ * waits for it, as the /v1 cancel does (the reconciler covers a queue outage). `rollback` also
+ * deletes what the run left on its thread (its checkpoints and stream log, see Ledger.rollback):
+ * the run is gone for the LangGraph API. Throws the ledger's errors (a finished run:
+ * InvalidTransitionError).
  */
-export async function cancelRun(d: LangGraphDeps, request: FastifyRequest, runId: string, note: string): Promise<void> {
-  const job = await d.ledger.cancel(runId, tenantScope(request), note);
+export async function cancelRun(d: LangGraphDeps, request: FastifyRequest, runId: string, note: string, rollback = false): Promise<void> {
+  const job = rollback ? await d.ledger.rollback(runId, tenantScope(request), note) : await d.ledger.cancel(runId, tenantScope(request), note);
   await handOffWithin(d.queue, d.ledger, job, d.enqueueTimeoutMs, request.log);
 }
+
+/** A run rolled back: deleted as far as the LangGraph API goes (its job stays in the ledger as a receipt). */
+export const isRolledBack = (job: Pick<Job, 'status' | 'recoveryReason'>) => job.status === 'cancelled' && job.recoveryReason === 'rolled_back';

@@ -4,6 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../options';
 import { assistantRoutes } from './assistant-routes';
 import { langGraphDeps } from './context';
+
+export { corsOptions } from './cors';
+
 import { runStreamRoutes } from './run-stream';
 import { runRoutes } from './runs';
 import { threadRoutes } from './threads';

@@ -35,12 +35,14 @@ async function createThread(d: LangGraphDeps, request: FastifyRequest, threadId:
   return now;
 }
 
-/** Cancels every job of the thread that has not finished (multitask `interrupt`). */
-async function cancelOpenRuns(d: LangGraphDeps, request: FastifyRequest, threadId: string): Promise<void> {
+/** Cancels every job of the thread that has not finished (multitask `interrupt`), or rolls it back (`rollback`). */
+async function cancelOpenRuns(d: LangGraphDeps, request: FastifyRequest, threadId: string, rollback: boolean): Promise<void> {
   const { jobs } = await d.ledger.list({ threadId, tenant: tenantScope(request), limit: 500 });
+  const note = `${rollback ? 'rolled back' : 'interrupted'} by a new run (multitask_strategy ${rollback ? 'rollback' : 'interrupt'})`;
+  // Newest first: a rollback removes the later runs' checkpoints before the earlier ones'.
   for (const job of jobs) {
     if (isTerminal(job.status)) continue;
-    await cancelRun(d, request, job.jobId, 'interrupted by a new run (multitask_strategy interrupt)').catch((err: unknown) => {
+    await cancelRun(d, request, job.jobId, note, rollback).catch((err: unknown) => {
       // Finished in the meantime: nothing left to interrupt.
       if (!(err instanceof InvalidTransitionError)) throw err;
     });
@@ -92,7 +94,6 @@ export async function createRun(
 ): Promise<CreatedRun> {
   const raw = body as Record<string, unknown>;
   for (const field of UNSUPPORTED_RUN_FIELDS) if (raw[field] !== undefined && raw[field] !== null) throw unsupported(`body.${field}`);
-  if (body.multitask_strategy === 'rollback') throw unsupported('multitask_strategy "rollback"');
   const command = body.command ?? undefined;
   const graph = d.assistants.resolve(body.assistant_id);
   const resuming = command !== undefined && 'resume' in command;
@@ -127,7 +128,9 @@ export async function createRun(
 
   // interrupt: the thread's unfinished runs (a parked one included) are cancelled, keeping what
   // they checkpointed; the new run then goes first. Their stale writes are refused by the fence.
-  if (body.multitask_strategy === 'interrupt') await cancelOpenRuns(d, request, thread.threadId);
+  // rollback: the same, and their checkpoints and stream logs go too (the runs are deleted).
+  const strategy = body.multitask_strategy;
+  if (strategy === 'interrupt' || strategy === 'rollback') await cancelOpenRuns(d, request, thread.threadId, strategy === 'rollback');
   const stream = streamRequest(body, streaming);
   const metadata = { ...body.metadata, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}), ...(run ? { [RUN_REQUEST_KEY]: run } : {}) };
   const { job } = await d.admitter.admit(
@@ -137,7 +140,7 @@ export async function createRun(
       threadId: thread.threadId,
       metadata,
       // The reference server's default is reject: a busy thread answers 409.
-      multitask: body.multitask_strategy === 'enqueue' || body.multitask_strategy === 'interrupt' ? 'enqueue' : 'reject',
+      multitask: strategy === 'enqueue' || strategy === 'interrupt' || strategy === 'rollback' ? 'enqueue' : 'reject',
       tenant: admissionTenant(request),
     },
     request.log,

@@ -4,11 +4,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { tenantScope } from '../security';
-import { cancelRun } from './cancel';
+import { cancelRun, isRolledBack } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
 import { finalValues } from './run-views';
-import { JoinStreamQuery, RunCreate, RunParams, ThreadParams } from './schemas';
+import { JoinStreamQuery, RunCreate, RunIdParams, RunParams, ThreadParams } from './schemas';
 import { isSettled, runError } from './status';
 
 // Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
@@ -134,16 +134,24 @@ export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): P
   app.post('/runs/stream', { sse, schema: { ...doc, summary: 'Create a run on a new thread and stream it (SSE)', body: RunCreate } }, (rq, rp) =>
     createAndStream(rq, rp, undefined),
   );
+  const join = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { thread_id, run_id } = request.params as Partial<z.infer<typeof RunParams>> & { run_id: string };
+    const afterId = lastEventIdOf(request);
+    const job = await d.ledger.get(run_id, tenantScope(request));
+    if ((thread_id !== undefined && job.threadId !== thread_id) || isRolledBack(job))
+      throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
+    const q = request.query as z.infer<typeof JoinStreamQuery>;
+    await serve(d, request, reply, job, afterId, { modes: q.stream_mode, cancelOnDisconnect: q.cancel_on_disconnect === true });
+  };
   app.get(
     '/threads/:thread_id/runs/:run_id/stream',
     { sse, schema: { ...doc, summary: "Join a run's stream (SSE), replaying after Last-Event-ID", params: RunParams, querystring: JoinStreamQuery } },
-    async (request, reply) => {
-      const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
-      const afterId = lastEventIdOf(request);
-      const job = await d.ledger.get(run_id, tenantScope(request));
-      if (job.threadId !== thread_id) throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
-      const q = request.query as z.infer<typeof JoinStreamQuery>;
-      await serve(d, request, reply, job, afterId, { modes: q.stream_mode, cancelOnDisconnect: q.cancel_on_disconnect === true });
-    },
+    join,
+  );
+  // The SDK's joinStream without a thread id (a thread-less run's id is enough).
+  app.get(
+    '/runs/:run_id/stream',
+    { sse, schema: { ...doc, summary: "Join a run's stream by its id alone (SSE)", params: RunIdParams, querystring: JoinStreamQuery } },
+    join,
   );
 }

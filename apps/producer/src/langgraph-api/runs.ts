@@ -4,11 +4,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { tenantScope } from '../security';
-import { cancelRun } from './cancel';
+import { cancelRun, isRolledBack } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
 import { finalValues, runView, settledJob } from './run-views';
-import { CancelQuery, RunCreate, RunListQuery, RunParams, ThreadParams } from './schemas';
+import { CancelQuery, RunCreate, RunIdParams, RunListQuery, RunParams, ThreadParams } from './schemas';
 
 // Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
 const doc = { tags: ['langgraph'], hide: true };
@@ -17,6 +17,7 @@ const doc = { tags: ['langgraph'], hide: true };
 async function runOf(d: LangGraphDeps, request: FastifyRequest, threadId: string, runId: string) {
   const job = await d.ledger.get(runId, tenantScope(request));
   if (job.threadId !== threadId) throw new ApiError(404, 'not_found', `Run ${runId} is not on thread ${threadId}.`);
+  if (isRolledBack(job)) throw new ApiError(404, 'not_found', `Run ${runId} was rolled back (deleted).`);
   return job;
 }
 
@@ -75,7 +76,10 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
       const limit = q.limit ?? 10;
       const offset = q.offset ?? 0;
       const page = await d.ledger.list({ threadId: thread_id, tenant: tenantScope(request), limit: Math.min(limit + offset, 500) });
-      return page.jobs.slice(offset, offset + limit).map(runView);
+      return page.jobs
+        .filter((j) => !isRolledBack(j))
+        .slice(offset, offset + limit)
+        .map(runView);
     },
   );
 
@@ -94,15 +98,33 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
     },
   );
 
+  app.get(
+    '/runs/:run_id/join',
+    { schema: { ...doc, summary: "Wait for a run's final values, by its id alone", params: RunIdParams } },
+    async (request, reply) => {
+      const { run_id } = request.params as z.infer<typeof RunIdParams>;
+      const job = await d.ledger.get(run_id, tenantScope(request));
+      if (isRolledBack(job)) throw new ApiError(404, 'not_found', `Run ${run_id} was rolled back (deleted).`);
+      return answerWhenSettled(d, request, reply, run_id);
+    },
+  );
+
   app.post(
     '/threads/:thread_id/runs/:run_id/cancel',
-    { schema: { ...doc, summary: 'Cancel a run (action interrupt); wait=1 answers once it stopped', params: RunParams, querystring: CancelQuery } },
+    {
+      schema: {
+        ...doc,
+        summary: 'Cancel a run (action interrupt), or delete it with its checkpoints (rollback); wait=1 answers once it stopped',
+        params: RunParams,
+        querystring: CancelQuery,
+      },
+    },
     async (request, reply) => {
       const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
       const q = request.query as z.infer<typeof CancelQuery>;
-      if (q.action === 'rollback') throw new ApiError(422, 'unsupported', 'Cancel with action "rollback" is not supported by Runledger yet; use "interrupt".');
       await runOf(d, request, thread_id, run_id);
-      await cancelRun(d, request, run_id, 'cancelled through the LangGraph API');
+      const rollback = q.action === 'rollback';
+      await cancelRun(d, request, run_id, rollback ? 'rolled back through the LangGraph API' : 'cancelled through the LangGraph API', rollback);
       return reply.code(q.wait === '1' || q.wait === 'true' ? 204 : 202).send();
     },
   );

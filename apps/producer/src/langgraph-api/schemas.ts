@@ -14,6 +14,7 @@ const offset = z.coerce.number().int().min(0).max(1_000_000);
 export const AssistantParams = z.object({ assistant_id: z.string().min(1).max(200) });
 export const ThreadParams = z.object({ thread_id: uuid('thread_id') });
 export const RunParams = z.object({ thread_id: uuid('thread_id'), run_id: uuid('run_id') });
+export const RunIdParams = z.object({ run_id: uuid('run_id') });
 
 export const AssistantSearch = z.looseObject({
   graph_id: z.string().max(200).optional(),
