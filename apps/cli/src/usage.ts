@@ -16,11 +16,20 @@ Commands:
   replay <id> [--note TEXT]  run a manual_reconcile job again after checking its effects
   resolve <id> --outcome completed|failed --note TEXT
                              close a manual_reconcile job by hand
+  crons                      every cron: schedule, missed-firing policy, next and latest firing
+  cron-add <graph> --schedule EXPR [--input JSON] [--timezone TZ] [--thread ID] [--missed run-once|skip]
+                             store a cron (producers fire it through the ledger)
+  cron-enable | cron-disable | cron-delete <id>
+                             switch a cron on (from now) or off, or remove it
+  limits                     every graph limit, with its running and held-back jobs
+  limit-set <graph> [--max N [--interval-ms MS]] [--concurrent N]
+                             limit a graph's runs per interval and at once, fleet-wide
+  limit-remove <graph>       lift a graph's limits
   reconcile [--grace-ms N]   one reconciler sweep now (redeliver, expire leases)
   migrate                    apply the ledger and checkpoint migrations
   doctor                     check PostgreSQL, schema, queue and workers; say what to fix
 
-Every command: --database-url URL, --schema NAME, --help; submit, jobs, job: --json
+Every command: --database-url URL, --schema NAME, --help; submit, jobs, job, crons, limits: --json
 Environment: DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS,
 RUNLEDGER_CONFIG (a langgraph.json; default ./langgraph.json when present).
 Without DATABASE_URL the CLI uses the stack of a running \`npm start\`.`;

@@ -18,10 +18,10 @@ describe('scheduling input that is refused', () => {
     );
     return { ...r.rows[0], queue: await h.queue.getJobCounts() };
   };
-  const send = (url: string, payload: unknown) => h.app.inject({ method: 'POST', url, payload });
+  const send = (url: string, payload: object) => h.app.inject({ method: 'POST', url, payload });
   const longAgo = new Date(Date.now() - 10 * 60_000).toISOString();
 
-  const cases: Array<{ name: string; url: string; payload: unknown; status: number; code: string; mentions: string }> = [
+  const cases: Array<{ name: string; url: string; payload: object; status: number; code: string; mentions: string }> = [
     {
       name: 'invalid cron expression',
       url: '/v1/crons',

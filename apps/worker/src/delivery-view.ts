@@ -22,7 +22,9 @@ const TIMELINE: Record<string, (args: unknown[], result: unknown) => string | nu
   claimLimited: (_, r) => {
     const c = r as { ok: boolean; reason?: string; dueInMs?: number; job?: { attempt: number; fencingToken: number } };
     if (c.ok) return `claimed: attempt ${c.job?.attempt}, fencing token ${c.job?.fencingToken}`;
-    return c.reason === 'rate_limited' ? `held back by its graph's rate limit: waits in the queue, tries again in ${c.dueInMs} ms` : `claim refused: ${c.reason}`;
+    return c.reason === 'rate_limited'
+      ? `held back by its graph's rate limit: waits in the queue, tries again in ${c.dueInMs} ms`
+      : `claim refused: ${c.reason}`;
   },
   waitForThread: (_, r) => (r ? `waiting_for_thread: blocked by ${r}` : null),
   appendEvent: ([, , type, detail]) => `${type}${describe(detail)}`,

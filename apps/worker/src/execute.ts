@@ -83,7 +83,8 @@ async function claimOrWait(deps: ExecuteDeps, jobId: string, graph?: string): Pr
       : await ledger.claim(jobId, workerId, ledger.leaseTtlMs, options);
     if (claim.ok) return { ...claim, sentAt };
     // Not due yet, or held back by its graph's limit: the delivery waits in the queue (delayed), never failed.
-    if (claim.reason === 'not_due' || claim.reason === 'rate_limited') return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
+    if (claim.reason === 'not_due' || claim.reason === 'rate_limited')
+      return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
     if (claim.reason !== 'thread_busy') return { outcome: 'refused', reason: claim.reason };
     const blockedBy = await ledger.waitForThread(jobId);
     // Null: the holder ended between the two statements (claim again), or the job moved on.

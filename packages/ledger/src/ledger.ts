@@ -28,6 +28,11 @@ export interface GraphLimit {
   heldBack: number;
 }
 
+/** PostgreSQL's lock_not_available (lock_timeout passed). */
+const LOCK_NOT_AVAILABLE = '55P03';
+/** Longest wait for a graph's limit row; the new lease loses at most this much of its TTL. */
+const LIMIT_LOCK_WAIT = '1s';
+
 /** Rolls a limited claim back (claimLimited). */
 class HeldBack extends Error {
   constructor(readonly dueInMs: number) {
@@ -59,7 +64,13 @@ export class Ledger extends AdmissionLedger {
    * statement (`started: true`); `mayHavePendingEffects: false` means `pendingEffects` would
    * return nothing.
    */
-  async claim(jobId: string, workerId: string, ttlMs = this.leaseTtlMs, options: { startGraphs?: readonly string[] } = {}, db?: Queryable): Promise<ClaimResult> {
+  async claim(
+    jobId: string,
+    workerId: string,
+    ttlMs = this.leaseTtlMs,
+    options: { startGraphs?: readonly string[] } = {},
+    db?: Queryable,
+  ): Promise<ClaimResult> {
     try {
       const row = (await this.q('claim_lease', [jobId, workerId, ttlMs, options.startGraphs ?? null], db)).rows[0];
       if (row)
@@ -98,6 +109,7 @@ export class Ledger extends AdmissionLedger {
   async claimLimited(jobId: string, workerId: string, ttlMs = this.leaseTtlMs, options: { startGraphs?: readonly string[] } = {}): Promise<ClaimResult> {
     let held: { graph: string; detail: Record<string, unknown> } | undefined;
     const claim = await this.inTransaction(async (client) => {
+      await this.q('set_local_lock_timeout', [LIMIT_LOCK_WAIT], client);
       const limit = (await this.q('lock_graph_limit', [jobId], client)).rows[0];
       const claimed = await this.claim(jobId, workerId, ttlMs, options, client);
       if (!limit || !claimed.ok) return claimed;
@@ -108,7 +120,13 @@ export class Ledger extends AdmissionLedger {
         // Spread the waiting jobs' retries over the time the backlog needs, so each slot wakes a few, not all.
         const spread = (interval * Math.max(1, Number(check.waiting))) / Math.max(1, Number(check.max_per_interval ?? check.max_concurrent ?? 1));
         const dueInMs = Math.ceil(base + Math.random() * Math.min(spread, 60_000));
-        const detail = { graph: limit.graph, reason: check.reason, maxPerInterval: check.max_per_interval, intervalMs: check.interval_ms, maxConcurrent: check.max_concurrent };
+        const detail = {
+          graph: limit.graph,
+          reason: check.reason,
+          maxPerInterval: check.max_per_interval,
+          intervalMs: check.interval_ms,
+          maxConcurrent: check.max_concurrent,
+        };
         held = { graph: limit.graph, detail };
         throw new HeldBack(dueInMs);
       }
@@ -116,6 +134,9 @@ export class Ledger extends AdmissionLedger {
       return claimed;
     }).catch((err) => {
       if (err instanceof HeldBack) return { ok: false as const, reason: 'rate_limited' as const, status: 'accepted' as const, dueInMs: err.dueInMs };
+      // Claims of the graph queued on its limit row for longer than LIMIT_LOCK_WAIT: try again later, spread.
+      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE)
+        return { ok: false as const, reason: 'rate_limited' as const, dueInMs: 250 + Math.ceil(Math.random() * 2_000) };
       throw err;
     });
     if (held) await this.q('record_rate_limited', [jobId, json(held.detail)]);

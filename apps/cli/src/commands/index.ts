@@ -93,6 +93,42 @@ export const COMMANDS: Record<string, Command> = {
       return 0;
     },
   },
+  crons: { args: [], flags: [], run: async (ctx, _a, f) => void (await (await import('./schedule')).listCrons(ctx, f.json === true)) },
+  'cron-add': {
+    args: ['graph'],
+    flags: ['schedule', 'input', 'timezone', 'thread', 'missed'],
+    run: async (ctx, [graph], f) => {
+      const missed = str(f, 'missed') ?? 'run-once';
+      if (missed !== 'run-once' && missed !== 'skip') throw new CliError(`--missed must be run-once or skip, got "${missed}".`, 2);
+      const input = str(f, 'input');
+      await (await import('./schedule')).addCron(ctx, {
+        graph: graph as string,
+        schedule: required(f, 'schedule', `'0 3 * * *'`),
+        timezone: str(f, 'timezone'),
+        input: input === undefined ? {} : parseJsonFlag('--input', input),
+        threadId: str(f, 'thread'),
+        missed,
+      });
+      return 0;
+    },
+  },
+  'cron-enable': { args: ['id'], flags: [], run: async (ctx, a) => void (await (await import('./schedule')).setCronEnabled(ctx, a[0] as string, true)) },
+  'cron-disable': { args: ['id'], flags: [], run: async (ctx, a) => void (await (await import('./schedule')).setCronEnabled(ctx, a[0] as string, false)) },
+  'cron-delete': { args: ['id'], flags: [], run: async (ctx, a) => void (await (await import('./schedule')).deleteCron(ctx, a[0] as string)) },
+  limits: { args: [], flags: [], run: async (ctx, _a, f) => void (await (await import('./schedule')).listLimits(ctx, f.json === true)) },
+  'limit-set': {
+    args: ['graph'],
+    flags: ['max', 'interval-ms', 'concurrent'],
+    run: async (ctx, [graph], f) => {
+      const n = (name: string) => (str(f, name) === undefined ? undefined : parseIntFlag(`--${name}`, str(f, name) as string, 1));
+      const limit = { maxPerInterval: n('max'), intervalMs: n('interval-ms'), maxConcurrent: n('concurrent') };
+      if (limit.maxPerInterval === undefined && limit.maxConcurrent === undefined)
+        throw new CliError('Give --max N [--interval-ms MS] and/or --concurrent N.', 2);
+      await (await import('./schedule')).setLimit(ctx, graph as string, limit);
+      return 0;
+    },
+  },
+  'limit-remove': { args: ['graph'], flags: [], run: async (ctx, a) => void (await (await import('./schedule')).removeLimit(ctx, a[0] as string)) },
   migrate: { args: [], flags: [], run: async (ctx) => void (await (await import('./migrate')).migrateSchema(ctx)) },
   doctor: { args: [], flags: [], run: async (ctx) => (await import('./doctor')).doctor(ctx) },
 };

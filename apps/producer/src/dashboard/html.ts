@@ -48,6 +48,6 @@ export function layout(title: string, body: Html, options: { charts?: boolean } 
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Runledger</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/admin/static/dashboard.css">${scripts}</head>
-<body><header><a class="brand" href="/admin">Runledger</a><nav><a href="/admin">Jobs</a><a href="/admin/queues">Queue (Bull Board)</a><a href="/docs">API</a></nav></header>
+<body><header><a class="brand" href="/admin">Runledger</a><nav><a href="/admin">Jobs</a><a href="/admin/schedules">Schedules</a><a href="/admin/queues">Queue (Bull Board)</a><a href="/docs">API</a></nav></header>
 <main>${body}</main></body></html>`.value;
 }

@@ -1,13 +1,15 @@
-import { ALL_STATUSES, DashboardReads, type JobStatus } from '@runledger/ledger';
+import { ALL_STATUSES, Crons, DashboardReads, type JobStatus } from '@runledger/ledger';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { toHttpError } from '../http-errors';
 import type { RouteDeps } from '../options';
 import { csrfField, parseFormBody } from '../security';
 import { dashboardAssets } from './assets';
 import { chartWindow, recoveriesChart, transitionsChart } from './chart-data';
+import { Html } from './html';
 import { jobPage, messagePage } from './job-page';
 import { type ListFilter, listPage } from './list-page';
 import { type ActionForm, actionNotice, DASHBOARD_ACTIONS, type DashboardAction, performAction } from './operator-actions';
+import { schedulesPage } from './schedules-page';
 
 const PAGE_SIZE = 50;
 const hide = { schema: { hide: true } };
@@ -85,6 +87,24 @@ export async function dashboardRoutes(app: FastifyInstance, deps: RouteDeps): Pr
       const http = toHttpError(err);
       if (http.statusCode >= 500) request.log.error({ err }, `dashboard ${action} of ${jobId} failed`);
       return sendHtml(reply, messagePage(`Could not ${action}`, http.message, back), http.statusCode);
+    }
+  });
+
+  const crons = new Crons(ledger);
+  app.get('/admin/schedules', hide, async (request, reply) => {
+    const [list, limits] = await Promise.all([crons.list(), ledger.graphLimits()]);
+    return sendHtml(reply, schedulesPage({ crons: list, limits, csrf: new Html(csrfField(request)) }));
+  });
+
+  app.post('/admin/crons/:cronId/:action', hide, async (request, reply) => {
+    const { cronId, action } = request.params as { cronId: string; action: string };
+    if (action !== 'enable' && action !== 'disable') return sendHtml(reply, messagePage('Unknown action', `No action ${action}.`, '/admin/schedules'), 404);
+    try {
+      await crons.update(cronId, { enabled: action === 'enable' });
+      return reply.redirect('/admin/schedules', 303);
+    } catch (err) {
+      const http = toHttpError(err);
+      return sendHtml(reply, messagePage(`Could not ${action}`, http.message, '/admin/schedules'), http.statusCode);
     }
   });
 
