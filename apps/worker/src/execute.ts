@@ -69,7 +69,11 @@ function crashHere(deps: ExecuteDeps, point: string): void {
  * it and its delivery is dropped, never retried on a timer: a thread can stay parked for days.
  * The holder's end delivers the next job (handOffThread); the reconciler is the safety net.
  */
-async function claimOrWait(deps: ExecuteDeps, jobId: string, graph?: string): Promise<(Extract<ClaimResult, { ok: true }> & { sentAt: number }) | DeliveryOutcome> {
+async function claimOrWait(
+  deps: ExecuteDeps,
+  jobId: string,
+  graph?: string,
+): Promise<(Extract<ClaimResult, { ok: true }> & { sentAt: number }) | DeliveryOutcome> {
   const { ledger, workerId } = deps;
   // A limited graph's claim also takes its turn under the limit (a transaction on the limit row).
   const limited = graph !== undefined && deps.limitedGraphs?.().has(graph) === true;
