@@ -24,13 +24,15 @@ export interface ExecuteDeps {
   log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   /** Graphs whose first attempt the claim itself records as `started` (the names in `graphs`). */
   startGraphs?: readonly string[];
+  /** graphVersionKey of each graph and version this worker serves: a claim of any other job is refused (`not_served`). Default any. */
+  serves?: readonly string[];
   /** Test hook: SIGKILL this process at a named point (RUNLEDGER_TEST_CRASH_AT). */
   crashAt?: string;
 }
 
 /** What happened to one delivery; for logs, metrics and the BullMQ return value. */
 export type DeliveryOutcome =
-  | { outcome: 'refused'; reason: string; retryInMs?: number; blockedBy?: string }
+  | { outcome: 'refused'; reason: string; retryInMs?: number; blockedBy?: string; waitsFor?: string }
   | {
       outcome: 'completed' | 'failed' | 'interrupted' | 'manual_reconcile' | 'retry' | 'released' | 'lease_lost';
       decision?: Decision['action'];
@@ -40,6 +42,13 @@ export type DeliveryOutcome =
 
 /** Claims a thread_busy refusal may retry at once, when the thread turned out free meanwhile. */
 const CLAIM_ROUNDS = 3;
+
+/**
+ * How long a job this worker does not serve waits before its next delivery, when another live
+ * worker serves it: all workers share one queue, so the next delivery may reach a non-serving
+ * worker again; the pause bounds such hand-backs to a few per second per job.
+ */
+const HAND_BACK_DELAY_MS = 200;
 
 /** Redelivers a job through the queue, after `delayMs`. Best effort: the reconciler covers a failure. */
 export async function redeliver(deps: Pick<ExecuteDeps, 'ledger' | 'queue' | 'log'>, jobId: string, delayMs = 0): Promise<void> {
@@ -72,14 +81,29 @@ async function claimOrWait(deps: ExecuteDeps, jobId: string): Promise<Extract<Cl
   for (let round = 1; ; round++) {
     // One statement: the claim, its `claimed` event and, on a first attempt of a graph this worker
     // runs, the `started` decision; it also tells whether pending effects need reading.
-    const claim = await ledger.claim(jobId, workerId, ledger.leaseTtlMs, { startGraphs: deps.startGraphs });
+    const claim = await ledger.claim(jobId, workerId, ledger.leaseTtlMs, { startGraphs: deps.startGraphs, serves: deps.serves });
     if (claim.ok) return claim;
+    if (claim.reason === 'not_served') return handBack(deps, jobId);
     if (claim.reason === 'not_due') return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
     if (claim.reason !== 'thread_busy') return { outcome: 'refused', reason: claim.reason };
     const blockedBy = await ledger.waitForThread(jobId);
     // Null: the holder ended between the two statements (claim again), or the job moved on.
     if (blockedBy !== null || round === CLAIM_ROUNDS) return { outcome: 'refused', reason: claim.reason, blockedBy: blockedBy ?? undefined };
   }
+}
+
+/**
+ * A job of a graph or version this worker does not serve (no attempt spent: the claim changed
+ * nothing). It is delivered again for a live worker that serves it; with none, its delivery is
+ * dropped and it waits (`waiting_for_version`, and `versionServed: false` on reads) until the
+ * reconciler sees one live.
+ */
+async function handBack(deps: ExecuteDeps, jobId: string): Promise<DeliveryOutcome> {
+  const waiting = await deps.ledger.waitForVersion(jobId);
+  if (!waiting) return { outcome: 'refused', reason: 'not_served' };
+  const waitsFor = `${waiting.graph}@${waiting.version ?? '*'}`;
+  if (waiting.served) await redeliver(deps, jobId, HAND_BACK_DELAY_MS);
+  return { outcome: 'refused', reason: 'not_served', waitsFor };
 }
 
 /** Delivers the next job of a thread this job ended on. Best effort: the reconciler covers a failure. */

@@ -100,6 +100,7 @@ export async function createRun(
   const { job } = await d.admitter.admit(
     {
       graph: graph.name,
+      graphVersion: graph.version,
       input: body.input ?? null,
       threadId: thread.threadId,
       metadata,

@@ -16,5 +16,6 @@ export function admissionRequest(request: FastifyRequest, graphs: GraphRegistry,
   const problem = graph.validateInput?.(body.input);
   if (problem) throw new ApiError(422, 'invalid_input', problem);
   checkMetadataSize(request, body.metadata);
-  return { ...body, idempotencyKey, tenant: admissionTenant(request) };
+  // The version admission records: only workers serving it run the job.
+  return { ...body, idempotencyKey, tenant: admissionTenant(request), graphVersion: graph.version };
 }
