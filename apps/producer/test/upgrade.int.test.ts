@@ -12,6 +12,7 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 const job = async (jobId: string) => (await h.app.inject({ method: 'GET', url: `/v1/jobs/${jobId}` })).json();
+const metrics = async () => (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
 const upgrade = (jobId: string, payload: object) => h.app.inject({ method: 'POST', url: `/v1/jobs/${jobId}/upgrade`, payload });
 
 describe('graph versions on /v1/jobs', () => {
@@ -21,6 +22,7 @@ describe('graph versions on /v1/jobs', () => {
     const version = (await job(jobId)).graphVersion as string;
     expect(version).toMatch(/^\d+\.\d+\.\d+$/); // the repository's package.json version
     expect((await job(jobId)).waitingFor).toBe(`no live worker serves echo@${version}`);
+    expect(await metrics()).toContain(`runledger_jobs_waiting_for_version{graph="echo",version="${version}"} 1`);
 
     const before = await allJobs(h.db);
     const unknown = await upgrade(jobId, { to: 'v9' });
@@ -33,6 +35,7 @@ describe('graph versions on /v1/jobs', () => {
     expect(moved.statusCode).toBe(200);
     expect(moved.json()).toMatchObject({ jobId, status: 'accepted', graphVersion: 'v9' });
     expect((await job(jobId)).waitingFor).toBeNull();
+    expect(await metrics()).not.toContain('runledger_jobs_waiting_for_version{graph="echo"');
     const events = (await h.app.inject({ method: 'GET', url: `/v1/jobs/${jobId}/events` })).json().events;
     expect(events.find((e: { type: string }) => e.type === 'upgraded').detail).toEqual({ from: version, to: 'v9', replay: false, note: 'roll-out 42' });
 

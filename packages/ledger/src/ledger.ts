@@ -125,6 +125,12 @@ export class Ledger extends AdmissionLedger {
     return Number((await this.q('count_jobs_waiting_for_thread', [tenant ?? null])).rows[0]?.count ?? 0);
   }
 
+  /** Jobs ready to run but for a live worker serving their graph and version, by graph and version. */
+  async countWaitingForVersion(): Promise<Array<{ graph: string; version: string | null; count: number }>> {
+    const rows = (await this.q('count_jobs_waiting_for_version', [])).rows;
+    return rows.map((r) => ({ graph: r.graph, version: r.graph_version ?? null, count: Number(r.count) }));
+  }
+
   /** Renews all of a worker's leases in one statement; returns the job ids whose lease is lost. */
   async heartbeat(workerId: string, leases: ReadonlyArray<{ jobId: string; token: number }>, ttlMs = this.leaseTtlMs): Promise<string[]> {
     const r = await this.q('heartbeat', [workerId, leases.map((l) => l.jobId), leases.map((l) => l.token), ttlMs]);
