@@ -14,6 +14,7 @@ const Env = z.object({
   QUEUE_PREFIX: z.string().min(1).default('runledger'),
   RUNLEDGER_GRAPHS: z.string().optional(),
   RUNLEDGER_CONFIG: z.string().optional(),
+  RUNLEDGER_BUILD_ID: z.string().optional(),
   RUNLEDGER_ENCRYPTION_KEY: z.string().optional(),
   /** How long the deliveries the CLI adds stay visible in Bull Board, as for producer and workers. */
   DELIVERY_KEEP_COMPLETED_HOURS: z.coerce.number().positive().default(24),
@@ -28,6 +29,8 @@ export interface CliEnv {
   schema: string;
   queue: QueueConfig;
   graphsModule: string | undefined;
+  /** RUNLEDGER_BUILD_ID: the version `submit` records for a graph that declares none. */
+  buildId: string | undefined;
   /** RUNLEDGER_CONFIG (else ./langgraph.json when present, see findLangGraphConfig). */
   configPath: string | undefined;
   /** RUNLEDGER_ENCRYPTION_KEY: the keys the producer and workers seal payloads with, so the CLI reads and writes them alike. */
@@ -60,6 +63,7 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
       schema,
       queue: { backend: running.queueBackend, redisUrl: running.redisUrl, databaseUrl: running.databaseUrl, schema, prefix: running.queuePrefix, retention },
       graphsModule: e.RUNLEDGER_GRAPHS,
+      buildId: e.RUNLEDGER_BUILD_ID,
       configPath: e.RUNLEDGER_CONFIG,
       encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,
       source: 'npm start',
@@ -74,6 +78,7 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
     schema,
     queue: { backend, redisUrl: e.REDIS_URL, databaseUrl, schema, prefix: e.QUEUE_PREFIX, retention },
     graphsModule: e.RUNLEDGER_GRAPHS,
+    buildId: e.RUNLEDGER_BUILD_ID,
     configPath: e.RUNLEDGER_CONFIG,
     encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,
     source: 'environment',

@@ -37,6 +37,18 @@ const PROCESSES: Record<string, () => Promise<unknown>> = {
   worker: () => import('@runledger/worker/main'),
 };
 
+/**
+ * `worker --graphs a,b:2`: the worker's pool, handed over as RUNLEDGER_WORKER_GRAPHS (the worker
+ * checks it). Returns the arguments left.
+ */
+function poolFlag(args: string[]): string[] {
+  const { values, positionals } = parseArgs({ args, options: { graphs: { type: 'string' } }, allowPositionals: true, strict: false });
+  if (typeof values.graphs === 'string') process.env.RUNLEDGER_WORKER_GRAPHS = values.graphs;
+  else if (values.graphs !== undefined) throw new CliError('worker: --graphs needs a list, e.g. --graphs echo,vacation:2', 2);
+  const unknown = Object.keys(values).filter((k) => k !== 'graphs');
+  return [...positionals, ...unknown.map((k) => `--${k}`)];
+}
+
 async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
@@ -49,7 +61,9 @@ async function run(argv: string[]): Promise<number> {
       process.stdout.write(`${USAGE}\n`);
       return 0;
     }
-    if (rest.length > 0) throw new CliError(`${name} takes no arguments (it reads the environment); got ${rest.join(' ')}.`, 2);
+    const args = name === 'worker' ? poolFlag(rest) : rest;
+    if (args.length > 0)
+      throw new CliError(`${name} takes no arguments (it reads the environment${name === 'worker' ? ', and --graphs' : ''}); got ${args.join(' ')}.`, 2);
     await processCommand();
     return new Promise<number>(() => {});
   }
@@ -59,7 +73,10 @@ async function run(argv: string[]): Promise<number> {
     throw new CliError(`unknown command "${name}".${didYouMean(name, names, ' Run `npx runledger --help` for the list.')}`, 2);
   }
   let parsed: ReturnType<typeof parseArgs>;
-  const own = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
+  const own = Object.fromEntries([
+    ...command.flags.map((f) => [f, { type: 'string' as const }]),
+    ...(command.switches ?? []).map((f) => [f, { type: 'boolean' as const }]),
+  ]);
   const options = { ...COMMON, ...own };
   try {
     parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });

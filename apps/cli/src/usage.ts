@@ -5,6 +5,7 @@ Commands:
   dev                        the zero-setup stack in this directory (embedded PostgreSQL unless
                              DATABASE_URL is set, producer, two workers) serving ./langgraph.json
   producer | worker          one producer / worker process against DATABASE_URL (and REDIS_URL)
+  worker --graphs a,b:2      a worker pool: only these graphs (b at most 2 at once here)
   submit <graph> [--input JSON] [--thread ID] [--key K] [--max-attempts N]
                              admit a job (ledger first, then the queue)
   jobs [--status S] [--graph G] [--thread T] [--limit N]
@@ -28,6 +29,9 @@ Commands:
   reconcile [--grace-ms N]   one reconciler sweep now (redeliver, expire leases)
   migrate                    apply the ledger and checkpoint migrations
   doctor                     check PostgreSQL, schema, queue and workers; say what to fix
+  upgrade --graph G --from V1 --to V2 [--replay] [--job ID] [--note TEXT]
+                             move waiting / parked jobs of G to version V2 (replay: start again
+                             from the stored input when V2 cannot resume V1's checkpoints)
 
 Every command: --database-url URL, --schema NAME, --help; submit, jobs, job, crons, limits: --json
 Environment: DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS,

@@ -50,6 +50,8 @@ const Env = z.object({
   RUNLEDGER_GRAPHS: z.string().min(1).optional(),
   /** A LangGraph CLI config (langgraph.json) whose graphs admissions may name; default ./langgraph.json when present. */
   RUNLEDGER_CONFIG: z.string().min(1).optional(),
+  /** The version admission records for every graph that declares none (switch it to roll out a new version). Default the version in ./package.json. */
+  RUNLEDGER_BUILD_ID: z.string().min(1).optional(),
   /** Default 1 MiB. */
   BODY_LIMIT_BYTES: int(1_024, 100 * 1024 * 1024).default(1024 * 1024),
   /** Admissions answer 503 backlog_full while this many deliveries wait for a worker. Default 100,000; 0 = no limit. */

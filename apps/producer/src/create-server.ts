@@ -66,10 +66,12 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     configPath: findLangGraphConfig(config.RUNLEDGER_CONFIG, process.cwd()),
     // Said again by every worker, which runs the graphs; here only the admission check uses them.
     notice: () => {},
+    buildId: config.RUNLEDGER_BUILD_ID,
+    extra: options.graphs,
   }).catch((err: Error) => {
     throw new ConfigError(`[runledger producer] ${err.message}`);
   });
-  const graphs = new Map([...loaded, ...(options.graphs ?? []).map((g) => [g.name, g] as const)]);
+  const graphs = loaded;
   const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20 });
   const ledger = new Ledger(pool, { crypto: secured.crypto });
   const queue = openQueue({

@@ -74,6 +74,19 @@ export class ProducerMetrics {
       },
     });
     new Gauge({
+      name: 'runledger_jobs_waiting_for_version',
+      help: 'Jobs ready to run but for a live worker serving their graph and version (a pool or version with no live worker), by graph and version',
+      labelNames: ['graph', 'version'],
+      registers,
+      async collect() {
+        const waiting = await ledger.countWaitingForVersion().catch(() => undefined);
+        if (!waiting) return;
+        // Pairs that stopped waiting must disappear, not keep their last count.
+        this.reset();
+        for (const w of waiting) this.set({ graph: w.graph, version: w.version ?? '' }, w.count);
+      },
+    });
+    new Gauge({
       name: 'runledger_effects',
       help: 'Effects in the ledger by status (pending = outcome unknown)',
       labelNames: ['status'],

@@ -71,6 +71,18 @@ export const CancelBody = z
   .nullish();
 export const ReplayBody = CancelBody;
 export const ResumeBody = z.object({ resume: present('resume').describe('The value interrupt() returns when the graph continues') }).strict();
+export const UpgradeBody = z
+  .object({
+    to: z.string().min(1).max(200).describe('The version to move the job to; a worker must have announced it'),
+    replay: z
+      .boolean()
+      .optional()
+      .describe(
+        'When the new version cannot resume the old checkpoints: start again from the stored input (refused while an effect is in doubt). Default false',
+      ),
+    note: z.string().max(2_000).optional(),
+  })
+  .strict();
 export const ResolveBody = z.object({ outcome: z.enum(['completed', 'failed']), note: z.string().min(1).max(2_000) }).strict();
 
 export const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
@@ -122,6 +134,20 @@ export const JobView = z.object({
     .nullable()
     .describe(
       'While accepted or recovery_required: the job holding this job’s thread (an earlier unfinished job of the thread, or the one running on it), which this job waits for; its turn comes when that job ends. Null otherwise, and in action answers',
+    ),
+  graphVersion: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'The version of its graph that runs the job: recorded at admission, moved only by an upgrade. Null for jobs admitted without one (any worker of the graph)',
+    ),
+  waitingFor: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'While the job waits (accepted, recovery_required, interrupted) and no live worker serves its graph and version: why, e.g. "no live worker serves deploy@v1". Null otherwise',
     ),
   deliveries: z.number().describe("Deliveries issued so far: the admission issues the first; the timeline's `enqueued` events say which the queue took"),
   acceptedAt: time,

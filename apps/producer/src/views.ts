@@ -26,6 +26,8 @@ export function jobView(job: Job): z.infer<typeof JobView> {
     runAfter: iso(job.runAfter),
     priority: job.priority,
     blockedBy: job.blockedBy,
+    graphVersion: job.graphVersion,
+    waitingFor: job.versionServed === false ? `no live worker serves ${job.graph}@${job.graphVersion ?? '*'}` : null,
     deliveries: job.deliveries,
     acceptedAt: job.acceptedAt.toISOString(),
     enqueuedAt: iso(job.enqueuedAt),

@@ -26,6 +26,10 @@ export const WorkerEnv = z
     RUNLEDGER_GRAPHS: z.string().optional(),
     /** A LangGraph CLI config (langgraph.json) whose graphs this worker serves; default ./langgraph.json when present. */
     RUNLEDGER_CONFIG: z.string().optional(),
+    /** The version of every graph that declares none. Default the version in ./package.json. */
+    RUNLEDGER_BUILD_ID: z.string().min(1).optional(),
+    /** The worker's pool: the graphs it serves, each optionally with a limit (`echo,vacation:2`). Default every graph, no per-graph limit. */
+    RUNLEDGER_WORKER_GRAPHS: z.string().optional(),
     JOB_TIMEOUT_MS: int(15 * 60_000, 100),
     DRAIN_GRACE_MS: int(5_000, 0),
     DRAIN_DEADLINE_MS: int(20_000, 100),

@@ -2,6 +2,7 @@ import { AesGcmPayloadCodec, connectionStringPassword, createPool, createRedacto
 import { findLangGraphConfig, type GraphDefinition, type GraphRegistry, loadGraphs } from '@runledger/runtime';
 import { parseWorkerEnv, type WorkerEnv } from './config';
 import { createLogger } from './log';
+import { type PoolSpec, parsePool, poolGraphs } from './pool';
 import { RunledgerWorker } from './runledger-worker';
 import { createObservability } from './telemetry-wiring';
 
@@ -14,6 +15,8 @@ export interface CreateWorkerOptions {
   redisUrl?: string;
   /** Jobs run at once. Default 16 (WORKER_CONCURRENCY). */
   concurrency?: number;
+  /** The graphs this worker serves, each optionally with a limit (`echo,vacation:2`). Default RUNLEDGER_WORKER_GRAPHS, else every graph. */
+  pool?: string;
   /**
    * Any other setting by its environment name (DB_SCHEMA, LEASE_TTL_MS, QUEUE_PREFIX, …, see the
    * README); the options above win over these, and these over `process.env`. Default process.env.
@@ -48,6 +51,7 @@ function settings(o: CreateWorkerOptions): WorkerEnv {
     REDIS_URL: o.redisUrl,
     WORKER_CONCURRENCY: o.concurrency?.toString(),
     RUNLEDGER_CONFIG: o.config,
+    RUNLEDGER_WORKER_GRAPHS: o.pool,
   };
   const chosen = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
   const parsed = parseWorkerEnv({ ...(o.env ?? process.env), ...chosen });
@@ -84,25 +88,29 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
   const log: typeof writeLog = (level, msg, fields) => writeLog(level, redactor.text(msg), redactor.value(fields ?? {}) as Record<string, unknown>);
 
   let graphs: GraphRegistry;
+  let pool: PoolSpec | undefined;
   try {
+    pool = env.RUNLEDGER_WORKER_GRAPHS === undefined ? undefined : parsePool(env.RUNLEDGER_WORKER_GRAPHS);
     graphs = await loadGraphs({
       modulePath: env.RUNLEDGER_GRAPHS,
       configPath: findLangGraphConfig(env.RUNLEDGER_CONFIG, process.cwd()),
       notice: (message) => log('warn', message),
+      buildId: env.RUNLEDGER_BUILD_ID,
+      extra: options.graphs,
     });
+    graphs = poolGraphs(graphs, pool);
   } catch (err) {
     throw new WorkerStartError((err as Error).message, 2, { cause: err });
   }
-  if (options.graphs) graphs = new Map([...graphs, ...options.graphs.map((g) => [g.name, g] as const)]);
 
-  const pool = createPool({
+  const dbPool = createPool({
     connectionString: env.DATABASE_URL,
     schema: env.DB_SCHEMA,
     max: env.WORKER_CONCURRENCY + 4,
     onError: (e) => log('warn', 'idle PostgreSQL client error', { error: e.message }),
   });
   const crypto = encryptionKeys.length > 0 ? new AesGcmPayloadCodec(encryptionKeys) : undefined;
-  const ledger = new Ledger(pool, { leaseTtlMs: env.LEASE_TTL_MS, crypto });
+  const ledger = new Ledger(dbPool, { leaseTtlMs: env.LEASE_TTL_MS, crypto });
   const observability = await createObservability({
     ledger,
     log,
@@ -134,6 +142,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
       },
     },
     concurrency: env.WORKER_CONCURRENCY,
+    graphConcurrency: pool,
     defaultTimeoutMs: env.JOB_TIMEOUT_MS,
     drainGraceMs: env.DRAIN_GRACE_MS,
     sweepIntervalMs: env.SWEEP_INTERVAL_MS,
@@ -157,7 +166,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     backend: env.QUEUE_BACKEND,
     concurrency: env.WORKER_CONCURRENCY,
     leaseTtlMs: env.LEASE_TTL_MS,
-    graphs: [...graphs.keys()],
+    graphs: [...graphs].map(([name, def]) => `${name}@${def.version}`),
   });
 
   let stopping: Promise<void> | undefined;
@@ -165,7 +174,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     stopping ??= (async () => {
       await worker.drain();
       await observability.close();
-      await pool.end();
+      await dbPool.end();
       log('info', 'worker stopped');
     })();
     return stopping;

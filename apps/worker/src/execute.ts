@@ -26,13 +26,15 @@ export interface ExecuteDeps {
   limitedGraphs?: () => ReadonlySet<string>;
   /** Graphs whose first attempt the claim itself records as `started` (the names in `graphs`). */
   startGraphs?: readonly string[];
+  /** graphVersionKey of each graph and version this worker serves: a claim of any other job is refused (`not_served`). Default any. */
+  serves?: readonly string[];
   /** Test hook: SIGKILL this process at a named point (RUNLEDGER_TEST_CRASH_AT). */
   crashAt?: string;
 }
 
 /** What happened to one delivery; for logs, metrics and the BullMQ return value. */
 export type DeliveryOutcome =
-  | { outcome: 'refused'; reason: string; retryInMs?: number; blockedBy?: string }
+  | { outcome: 'refused'; reason: string; retryInMs?: number; blockedBy?: string; waitsFor?: string }
   | {
       outcome: 'completed' | 'failed' | 'interrupted' | 'manual_reconcile' | 'retry' | 'released' | 'lease_lost';
       decision?: Decision['action'];
@@ -42,6 +44,13 @@ export type DeliveryOutcome =
 
 /** Claims a thread_busy refusal may retry at once, when the thread turned out free meanwhile. */
 const CLAIM_ROUNDS = 3;
+
+/**
+ * How long a job this worker does not serve waits before its next delivery, when another live
+ * worker serves it: all workers share one queue, so the next delivery may reach a non-serving
+ * worker again; the pause bounds such hand-backs to a few per second per job.
+ */
+const HAND_BACK_DELAY_MS = 200;
 
 /** Redelivers a job through the queue, after `delayMs`. Best effort: the reconciler covers a failure. */
 export async function redeliver(deps: Pick<ExecuteDeps, 'ledger' | 'queue' | 'log'>, jobId: string, delayMs = 0): Promise<void> {
@@ -81,11 +90,12 @@ async function claimOrWait(
     const sentAt = Date.now();
     // One statement: the claim, its `claimed` event and, on a first attempt of a graph this worker
     // runs, the `started` decision; it also tells whether pending effects need reading.
-    const options = { startGraphs: deps.startGraphs };
+    const options = { startGraphs: deps.startGraphs, serves: deps.serves };
     const claim = limited
       ? await ledger.claimLimited(jobId, workerId, ledger.leaseTtlMs, options)
       : await ledger.claim(jobId, workerId, ledger.leaseTtlMs, options);
     if (claim.ok) return { ...claim, sentAt };
+    if (claim.reason === 'not_served') return handBack(deps, jobId);
     // Not due yet, or held back by its graph's limit: the delivery waits in the queue (delayed), never failed.
     if (claim.reason === 'not_due' || claim.reason === 'rate_limited')
       return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
@@ -94,6 +104,20 @@ async function claimOrWait(
     // Null: the holder ended between the two statements (claim again), or the job moved on.
     if (blockedBy !== null || round === CLAIM_ROUNDS) return { outcome: 'refused', reason: claim.reason, blockedBy: blockedBy ?? undefined };
   }
+}
+
+/**
+ * A job of a graph or version this worker does not serve (no attempt spent: the claim changed
+ * nothing). It is delivered again for a live worker that serves it; with none, its delivery is
+ * dropped and it waits (`waiting_for_version`, and `versionServed: false` on reads) until the
+ * reconciler sees one live.
+ */
+async function handBack(deps: ExecuteDeps, jobId: string): Promise<DeliveryOutcome> {
+  const waiting = await deps.ledger.waitForVersion(jobId);
+  if (!waiting) return { outcome: 'refused', reason: 'not_served' };
+  const waitsFor = `${waiting.graph}@${waiting.version ?? '*'}`;
+  if (waiting.served) await redeliver(deps, jobId, HAND_BACK_DELAY_MS);
+  return { outcome: 'refused', reason: 'not_served', waitsFor };
 }
 
 /** Delivers the next job of a thread this job ended on. Best effort: the reconciler covers a failure. */

@@ -1,5 +1,5 @@
 import type { RunControl } from '@langchain/langgraph';
-import type { Ledger } from '@runledger/ledger';
+import { type Ledger, registerWorker, retireWorker } from '@runledger/ledger';
 import { type DeliveryData, openQueue, openWorker, type QueueConfig, Reconciler } from '@runledger/queue';
 import type { GraphRegistry } from '@runledger/runtime';
 import { type Job as BullJob, DelayedError } from 'bullmq';
@@ -7,6 +7,7 @@ import { DeliveryView, readableOutcome } from './delivery-view';
 import { type DeliveryOutcome, type ExecuteDeps, executeDelivery } from './execute';
 import { LeaseKeeper } from './lease-keeper';
 import { RunAbort } from './outcome';
+import { announcement } from './pool';
 
 export interface WorkerOptions {
   ledger: Ledger;
@@ -16,6 +17,8 @@ export interface WorkerOptions {
   schema: string;
   /** Jobs run at once by this process. Default 16. */
   concurrency?: number;
+  /** Per graph: at most this many of its jobs run at once here (a delivery beyond it waits in the queue). Default no limit but `concurrency`. */
+  graphConcurrency?: ReadonlyMap<string, number | undefined>;
   /** Per-attempt run time limit when a job sets none. Default 15 minutes. */
   defaultTimeoutMs?: number;
   /** Heartbeat interval. Default min(lease TTL / 3, 1000 ms), so a cancel is seen within about a second. */
@@ -55,6 +58,7 @@ export class RunledgerWorker {
       queue: this.queue,
       graphs: options.graphs,
       startGraphs: [...options.graphs.keys()],
+      serves: announcement(options.graphs).serves,
       keeper: this.keeper,
       workerId: options.workerId,
       schema: options.schema,
@@ -79,6 +83,9 @@ export class RunledgerWorker {
   async start(): Promise<void> {
     await this.readLimits();
     this.limitsTimer = setInterval(() => void this.readLimits(), this.options.sweepIntervalMs ?? 1_000);
+    // Announce the graphs and versions served before the first claim, so readers and the
+    // reconciler see this worker as serving them.
+    await registerWorker(this.options.ledger.pool, this.options.workerId, announcement(this.options.graphs, this.options.graphConcurrency));
     this.keeper.start();
     await this.keeper.beat();
     this.reconciler.start();
@@ -94,10 +101,25 @@ export class RunledgerWorker {
   /** Deliveries being processed right now (drain waits for them). */
   private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
 
-  private process(bullJob: BullJob<DeliveryData>, token?: string): Promise<DeliveryOutcome> {
+  /** Deliveries in process per graph (by the delivery's label), for the per-graph limits. */
+  private readonly perGraph = new Map<string, number>();
+
+  private async process(bullJob: BullJob<DeliveryData>, token?: string): Promise<DeliveryOutcome> {
+    const graph = bullJob.data.graph;
+    const limit = graph === undefined ? undefined : this.options.graphConcurrency?.get(graph);
+    const running = graph === undefined ? 0 : (this.perGraph.get(graph) ?? 0);
+    if (graph !== undefined && limit !== undefined && running >= limit && token) {
+      // The graph's share of this worker is full: back to the queue without a claim (no attempt spent).
+      await bullJob.moveToDelayed(Date.now() + 250, token);
+      throw new DelayedError();
+    }
+    if (graph !== undefined) this.perGraph.set(graph, running + 1);
     const work = this.processDelivery(bullJob, token);
     this.inFlight.add(work);
-    return work.finally(() => this.inFlight.delete(work));
+    return work.finally(() => {
+      this.inFlight.delete(work);
+      if (graph !== undefined) this.perGraph.set(graph, (this.perGraph.get(graph) ?? 1) - 1);
+    });
   }
 
   private async processDelivery(bullJob: BullJob<DeliveryData>, token?: string): Promise<DeliveryOutcome> {
@@ -139,6 +161,8 @@ export class RunledgerWorker {
    * redelivery, then close. Resolves when everything is closed.
    */
   async drain(): Promise<void> {
+    // Jobs released below must not count this worker as serving them any more.
+    await retireWorker(this.options.ledger.pool, this.options.workerId).catch(() => {});
     const closing = this.bull?.close().catch(() => {});
     for (const control of this.controls.values()) control.requestDrain('worker shutting down');
     const grace = setTimeout(() => this.keeper.abortAll(new RunAbort('drain', 'worker shutting down')), this.deps.drainGraceMs);
@@ -158,6 +182,8 @@ export class RunledgerWorker {
   /** Stops timers and closes the queue connections (after drain, or in tests). */
   async close(): Promise<void> {
     clearInterval(this.limitsTimer);
+    // What this worker served stops counting as served now, not 5 s after its last heartbeat.
+    await retireWorker(this.options.ledger.pool, this.options.workerId).catch(() => {});
     this.keeper.stop();
     await this.reconciler.stop();
     await this.bull?.close(true).catch(() => {});

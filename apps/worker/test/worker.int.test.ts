@@ -4,8 +4,8 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deliver, openQueue } from '../../../packages/queue/src/index';
 import { loadGraphs } from '../../../packages/runtime/src/index';
-import { type TestDb, testDb } from '../../../test/support/db';
-import { queueConfigFor, submit, waitForStatus } from '../../../test/support/stack';
+import { sleep, type TestDb, testDb } from '../../../test/support/db';
+import { queueConfigFor, submit, waitForEvent, waitForStatus } from '../../../test/support/stack';
 import { RunledgerWorker } from '../src/index';
 import '../../../test/support/provided';
 
@@ -85,10 +85,14 @@ describe.each(backends)('worker on the %s queue backend', (backend) => {
     expect(done.error).toMatchObject({ attemptsExhausted: true, message: expect.stringContaining('attempt 2') });
   });
 
-  it('fails a job of an unknown graph with a clear error instead of looping', async () => {
+  it('leaves a job of a graph no worker serves waiting, visibly, instead of failing or looping', async () => {
     const job = await submit(db.ledger, q, { graph: 'no_such_graph', input: {} });
-    const done = await waitForStatus(db.ledger, job.jobId, ['failed']);
-    expect(done.error).toMatchObject({ code: 'unknown_graph' });
+    await waitForEvent(db.ledger, job.jobId, 'waiting_for_version', (e) => e.type === 'waiting_for_version');
+    await sleep(1_500);
+    const waiting = await db.ledger.get(job.jobId);
+    expect([waiting.status, waiting.attempt, waiting.versionServed]).toEqual(['accepted', 0, false]);
+    expect((await db.ledger.events(job.jobId)).map((e) => e.type)).not.toContain('claimed');
+    await db.ledger.cancel(job.jobId);
   });
 
   it('runs two jobs of one thread one after the other, in admission order', async () => {

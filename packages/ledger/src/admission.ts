@@ -9,6 +9,8 @@ export interface AdmissionRow {
   idempotencyKey: string | null;
   hash: string;
   graph: string;
+  /** The version of the graph that will run the job (admit_jobs $13); null = any worker serving the graph. */
+  graphVersion: string | null;
   threadId: string;
   input: unknown;
   metadata: Record<string, unknown>;
@@ -38,6 +40,8 @@ export function admissionRow(req: AdmitRequest): AdmissionRow {
     // The fingerprint covers everything that changes what runs, in plaintext.
     hash: requestHash({ graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs }),
     graph,
+    // Not in the fingerprint: the same request sent again after a deploy is the same job.
+    graphVersion: req.graphVersion ?? null,
     threadId: threadId ?? jobId,
     input: input ?? null,
     metadata: metadata ?? {},
@@ -65,6 +69,7 @@ export function admissionParams(rows: readonly AdmissionRow[], encode: (v: unkno
     rows.map((r) => encode(r.olderKeyForms)),
     rows.map((r) => r.runAfter),
     rows.map((r) => r.priority),
+    rows.map((r) => r.graphVersion),
   ];
 }
 
@@ -80,6 +85,7 @@ export function admittedJob(row: AdmissionRow, inserted: Record<string, unknown>
     tenant: row.tenant,
     idempotencyKey: row.idempotencyKey,
     graph: row.graph,
+    graphVersion: row.graphVersion,
     threadId: row.threadId,
     input: row.input,
     metadata: row.metadata,
@@ -108,5 +114,6 @@ export function admittedJob(row: AdmissionRow, inserted: Record<string, unknown>
     updatedAt: acceptedAt,
     // Not read here: `get` tells whether an earlier job of the thread holds it.
     blockedBy: null,
+    versionServed: null,
   };
 }

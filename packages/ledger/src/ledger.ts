@@ -1,11 +1,11 @@
 import { sealContext } from './crypto';
 import type { Queryable } from './db';
-import { InvalidTransitionError, LeaseLostError, NotFoundError } from './errors';
+import { InvalidTransitionError, LeaseLostError, LedgerError, NotFoundError } from './errors';
 import { AdmissionLedger } from './ledger-admission';
 import { json } from './ledger-core';
 import { toEffect, toEvent, toJob } from './rows';
 import { type JobStatus, TERMINAL_STATUSES } from './states';
-import type { AttemptEnd, ClaimResult, Effect, Job, JobEvent, ListFilter, SweepResult, ThreadTurn } from './types';
+import type { AttemptEnd, ClaimResult, Effect, Job, JobEvent, ListFilter, SweepResult, ThreadTurn, UpgradeRequest, UpgradeResult } from './types';
 
 export type { LedgerOptions } from './ledger-core';
 
@@ -62,17 +62,19 @@ export class Ledger extends AdmissionLedger {
    * Takes the lease with a new fencing token, or explains why not. With `startGraphs` (the graphs
    * the caller runs), a job's first claim also records the `started` decision in the same
    * statement (`started: true`); `mayHavePendingEffects: false` means `pendingEffects` would
-   * return nothing.
+   * return nothing. With `serves` (graphVersionKey of each graph and version the caller runs), a
+   * job of another graph or version is refused as `not_served` and nothing changes.
    */
   async claim(
     jobId: string,
     workerId: string,
     ttlMs = this.leaseTtlMs,
-    options: { startGraphs?: readonly string[] } = {},
+    options: { startGraphs?: readonly string[]; serves?: readonly string[] } = {},
     db?: Queryable,
   ): Promise<ClaimResult> {
+    const serves = options.serves ?? null;
     try {
-      const row = (await this.q('claim_lease', [jobId, workerId, ttlMs, options.startGraphs ?? null], db)).rows[0];
+      const row = (await this.q('claim_lease', [jobId, workerId, ttlMs, options.startGraphs ?? null, serves], db)).rows[0];
       if (row)
         return {
           ok: true,
@@ -87,11 +89,12 @@ export class Ledger extends AdmissionLedger {
       if ((err as { code?: string }).code === '23505') return { ok: false, reason: 'thread_busy' };
       throw err;
     }
-    const why = (await this.q('explain_refusal', [jobId], db)).rows[0];
+    const why = (await this.q('explain_refusal', [jobId, serves], db)).rows[0];
     if (!why) return { ok: false, reason: 'not_found' };
     const status = why.status as JobStatus;
     if (TERMINAL_STATUSES.includes(status)) return { ok: false, reason: 'terminal', status };
     if (status === 'interrupted' || status === 'manual_reconcile') return { ok: false, reason: 'parked', status };
+    if (why.served === false) return { ok: false, reason: 'not_served', status };
     if (why.blocked_by) return { ok: false, reason: 'thread_busy', status, blockedBy: why.blocked_by };
     if ((status === 'recovery_required' || status === 'accepted') && why.run_after && Number(why.due_in_ms) > 0)
       return { ok: false, reason: 'not_due', status, dueInMs: Number(why.due_in_ms) };
@@ -106,7 +109,7 @@ export class Ledger extends AdmissionLedger {
    * they do not all wake at once), and the job's timeline says so once (`rate_limited` event).
    * Without a limit row this is `claim` in a transaction.
    */
-  async claimLimited(jobId: string, workerId: string, ttlMs = this.leaseTtlMs, options: { startGraphs?: readonly string[] } = {}): Promise<ClaimResult> {
+  async claimLimited(jobId: string, workerId: string, ttlMs = this.leaseTtlMs, options: { startGraphs?: readonly string[]; serves?: readonly string[] } = {}): Promise<ClaimResult> {
     let held: { graph: string; detail: Record<string, unknown> } | undefined;
     const claim = await this.inTransaction(async (client) => {
       await this.q('set_local_lock_timeout', [LIMIT_LOCK_WAIT], client);
@@ -181,6 +184,40 @@ export class Ledger extends AdmissionLedger {
     return ((await this.q('wait_for_thread', [jobId])).rows[0]?.blocked_by as string | null | undefined) ?? null;
   }
 
+  /**
+   * After a `not_served` refusal: records `waiting_for_version` the first time the job waits for
+   * its version, and tells whether a live worker serves it (then deliver it again for that one;
+   * otherwise drop the delivery: the reconciler delivers it once one is live). Null when the job
+   * left accepted / recovery_required meanwhile.
+   */
+  async waitForVersion(jobId: string): Promise<{ graph: string; version: string | null; served: boolean } | null> {
+    const row = (await this.q('wait_for_version', [jobId])).rows[0];
+    return row ? { graph: row.graph, version: row.graph_version ?? null, served: row.served === true } : null;
+  }
+
+  /**
+   * Moves waiting or parked jobs of `graph` from version `from` to `to` (see upgrade_jobs.sql): a
+   * job with checkpoints moves only when a worker announced `to` as able to resume `from`, or with
+   * `replay` (from its stored input; refused while an effect is in doubt). Throws LedgerError
+   * INVALID_REQUEST when no worker ever announced `to` for the graph (start those workers first).
+   */
+  async upgrade(req: UpgradeRequest): Promise<UpgradeResult> {
+    const { graph, from, to } = req;
+    const known = (await this.q('find_version_announcement', [graph, to, from])).rows[0];
+    if (!known?.announced) {
+      throw new LedgerError('INVALID_REQUEST', `No worker has announced ${graph}@${to}; start workers serving it before moving jobs to it.`);
+    }
+    const compatible = known.compatible === true;
+    // One statement moves many jobs, and notes are sealed per job: with encryption on, the note is not stored.
+    const note = this.crypto ? null : (req.note ?? null);
+    const rows = (await this.q('upgrade_jobs', [graph, from, to, compatible, req.replay === true, req.tenant ?? null, req.jobId ?? null, json(note)])).rows;
+    return {
+      compatible,
+      live: known.live === true,
+      jobs: rows.map((r) => ({ jobId: r.job_id, status: r.status, moved: r.moved, replayed: r.replayed, refused: r.refused ?? null })),
+    };
+  }
+
   /** The job whose turn it is on a thread, if it waits for a delivery (accepted, or due for recovery). */
   async nextOfThread(thread: Pick<Job, 'tenant' | 'threadId'>): Promise<ThreadTurn | undefined> {
     const row = (await this.q('next_job_of_thread', [thread.tenant, thread.threadId])).rows[0];
@@ -192,6 +229,12 @@ export class Ledger extends AdmissionLedger {
   /** Jobs ready to run but for their thread, which another job holds. */
   async countWaitingForThread(tenant?: string): Promise<number> {
     return Number((await this.q('count_jobs_waiting_for_thread', [tenant ?? null])).rows[0]?.count ?? 0);
+  }
+
+  /** Jobs ready to run but for a live worker serving their graph and version, by graph and version. */
+  async countWaitingForVersion(): Promise<Array<{ graph: string; version: string | null; count: number }>> {
+    const rows = (await this.q('count_jobs_waiting_for_version', [])).rows;
+    return rows.map((r) => ({ graph: r.graph, version: r.graph_version ?? null, count: Number(r.count) }));
   }
 
   /** Renews all of a worker's leases in one statement; returns the job ids whose lease is lost. */

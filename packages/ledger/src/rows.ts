@@ -32,6 +32,7 @@ export function toJob(r: Row, codec?: PayloadCodec): Job {
     idempotencyKey:
       codec && sealedKey !== null ? (codec.open(sealedKey, sealContext.jobIdempotencyKey(jobId)) as string) : ((r.idempotency_key as string | null) ?? null),
     graph: r.graph as string,
+    graphVersion: (r.graph_version as string | null) ?? null,
     threadId: r.thread_id as string,
     input: open(codec, r.input, sealContext.jobInput(r.job_id as string)),
     metadata: (open(codec, r.metadata ?? {}, sealContext.jobMetadata(jobId)) as Record<string, unknown>) ?? {},
@@ -58,6 +59,7 @@ export function toJob(r: Row, codec?: PayloadCodec): Job {
     completedAt: (r.completed_at as Date | null) ?? null,
     updatedAt: r.updated_at as Date,
     blockedBy: (r.blocked_by as string | null | undefined) ?? null,
+    versionServed: (r.version_served as boolean | null | undefined) ?? null,
   };
 }
 

@@ -7,6 +7,8 @@ export interface Job {
   tenant: string;
   idempotencyKey: string | null;
   graph: string;
+  /** The version of the graph that runs the job (chosen at admission, moved by `upgrade`); null = any. */
+  graphVersion: string | null;
   threadId: string;
   input: unknown;
   metadata: Record<string, unknown>;
@@ -40,6 +42,12 @@ export interface Job {
    * and `list`; other verbs return null.
    */
   blockedBy: string | null;
+  /**
+   * While the job waits (accepted, recovery_required, interrupted) and has a version: whether a
+   * live worker serves its graph and version (false: it waits for one). Null otherwise; read by
+   * `get` and `list`.
+   */
+  versionServed: boolean | null;
 }
 
 export interface JobEvent {
@@ -72,6 +80,8 @@ export interface Effect {
 export interface AdmitRequest {
   tenant?: string;
   graph: string;
+  /** The version of the graph that will run the job (the admitting process's). Default none: any worker serving the graph. */
+  graphVersion?: string;
   input: unknown;
   threadId?: string;
   idempotencyKey?: string;
@@ -92,7 +102,7 @@ export interface AdmitResult {
   created: boolean;
 }
 
-export type ClaimRefusal = 'not_found' | 'terminal' | 'lease_held' | 'thread_busy' | 'not_due' | 'parked' | 'rate_limited';
+export type ClaimRefusal = 'not_found' | 'terminal' | 'lease_held' | 'thread_busy' | 'not_due' | 'parked' | 'rate_limited' | 'not_served';
 
 export type ClaimResult =
   | {
@@ -136,4 +146,27 @@ export interface SweepResult {
   undelivered: Array<
     { jobId: string; deliveries: number; deliveryId: string | null; status: JobStatus } & Pick<Job, 'graph' | 'tenant' | 'threadId' | 'attempt' | 'priority'>
   >;
+}
+
+/** An operator's move of waiting or parked jobs to another version of their graph (Ledger.upgrade). */
+export interface UpgradeRequest {
+  graph: string;
+  from: string;
+  to: string;
+  /** Start jobs whose checkpoints `to` cannot resume again from their stored input. Default false. */
+  replay?: boolean;
+  /** Only this job. Default every matching job. */
+  jobId?: string;
+  tenant?: string;
+  /** Recorded in each `upgraded` event (not stored when encryption at rest is on). */
+  note?: string;
+}
+
+export interface UpgradeResult {
+  /** A worker announced `to` as able to resume checkpoints of `from`. */
+  compatible: boolean;
+  /** A live worker serves `to` now. */
+  live: boolean;
+  /** Each matching job: moved (replayed or not), or refused with `incompatible`, `effects_in_doubt` or `thread_shared`. */
+  jobs: Array<{ jobId: string; status: string; moved: boolean; replayed: boolean; refused: string | null }>;
 }

@@ -30,3 +30,35 @@ export async function listWorkers(db: Queryable): Promise<WorkerInfo[]> {
     throw wrapDbError(err);
   }
 }
+
+/** What a worker announces (register_worker.sql): the pairs it serves and each graph's version, compatibility list and concurrency. */
+export interface WorkerAnnouncement {
+  /** graphVersionKey of every (graph, version) pair served, and `<graph>@*` (jobs with no version). */
+  serves: string[];
+  versions: Record<string, string>;
+  resumes: Record<string, string[]>;
+  concurrency: Record<string, number>;
+}
+
+/** The key a worker announces and a claim compares (graph_version_key in SQL): `<graph>@<version>`, `<graph>@*` for none. */
+export function graphVersionKey(graph: string, version: string | null): string {
+  return `${graph}@${version ?? '*'}`;
+}
+
+/** Records a starting worker and what it serves, replacing an earlier process's announcement under the same id. */
+export async function registerWorker(db: Queryable, workerId: string, info: WorkerAnnouncement): Promise<void> {
+  try {
+    await db.query(sql('register_worker'), [workerId, JSON.stringify(info)]);
+  } catch (err) {
+    throw wrapDbError(err);
+  }
+}
+
+/** Marks a worker as stopped, so what it served stops counting as served at once. Best effort callers ignore failures. */
+export async function retireWorker(db: Queryable, workerId: string): Promise<void> {
+  try {
+    await db.query(sql('retire_worker'), [workerId]);
+  } catch (err) {
+    throw wrapDbError(err);
+  }
+}

@@ -115,7 +115,7 @@ describe('claim', () => {
       const { job: b } = await ledger.admit({ graph: 'echo', input: { n: 'b' }, threadId });
       expect(a.seq).toBeLessThan(b.seq);
       await holder.query('BEGIN');
-      const bClaim = await holder.query(sql('claim_lease'), [b.jobId, 'wb', 60_000, null]);
+      const bClaim = await holder.query(sql('claim_lease'), [b.jobId, 'wb', 60_000, null, null]);
       expect(bClaim.rows).toHaveLength(1);
       await late.query('COMMIT');
       // A's snapshot sees B still accepted, so only the unique index can stop this claim.

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { StateSnapshot } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
@@ -24,6 +25,17 @@ export interface GraphDefinition {
   build(checkpointer: BaseCheckpointSaver): RunnableGraph;
   /** A readable reason when `input` is unusable, undefined when it is fine. Checked at admission. */
   validateInput?(input: unknown): string | undefined;
+  /**
+   * The graph's version: admission records it and only workers serving it run the job. Default
+   * the deployment's (`LoadGraphsOptions.buildId`, i.e. RUNLEDGER_BUILD_ID, else the project's
+   * package.json version); loadGraphs always sets it.
+   */
+  version?: string;
+  /**
+   * Upgrade policy: the versions whose checkpoints this version may resume (an operator's
+   * `upgrade` moves their jobs here without replay). Default none: `pinned`.
+   */
+  resumes?: readonly string[];
 }
 
 export type GraphRegistry = ReadonlyMap<string, GraphDefinition>;
@@ -39,6 +51,10 @@ export interface LoadGraphsOptions {
   env?: NodeJS.ProcessEnv;
   /** Told when an export's own checkpointer is set aside. Default: a line on stderr. */
   notice?: Notice;
+  /** RUNLEDGER_BUILD_ID: the version of every graph that declares none. Default the version in ./package.json, else `0`. */
+  buildId?: string;
+  /** GraphDefinitions given in code (createWorker's `graphs`), served last (they win). */
+  extra?: readonly GraphDefinition[];
 }
 
 /**
@@ -53,7 +69,20 @@ export async function loadGraphs(options: LoadGraphsOptions | string = {}): Prom
     for (const g of await loadProjectGraphs(o.configPath, o.env ?? process.env, o.notice ?? ((m) => console.error(`runledger: ${m}`)))) all.set(g.name, g);
   }
   if (o.modulePath) for (const g of await loadModuleGraphs(o.modulePath)) all.set(g.name, g);
+  for (const g of o.extra ?? []) all.set(g.name, g);
+  const fallback = o.buildId ?? projectVersion(process.cwd());
+  for (const [name, g] of all) if (g.version === undefined) all.set(name, { ...g, version: fallback });
   return all;
+}
+
+/** The deployment's version when a graph declares none: `version` of the package.json in `dir`, else `0`. */
+export function projectVersion(dir: string): string {
+  try {
+    const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
+    return typeof version === 'string' && version !== '' ? version : '0';
+  } catch {
+    return '0';
+  }
 }
 
 async function loadModuleGraphs(modulePath: string): Promise<GraphDefinition[]> {

@@ -53,7 +53,12 @@ export async function checkSchema(pool: Ledger['pool'], schema: string): Promise
 export async function checkWorkers(db: Queryable): Promise<CheckResult> {
   const workers = await listWorkers(db);
   const live = workers.filter((w) => w.seenMsAgo <= LIVE_WORKER_MS);
-  if (live.length > 0) return ok('workers', `${live.length} live: ${live.map((w) => w.workerId).join(', ')}`);
+  // Each with the graphs and versions it announced (`echo@1.2.0`), so a pool or version nobody serves shows.
+  const serving = (w: (typeof workers)[0]) => {
+    const versions = Object.entries((w.info.versions ?? {}) as Record<string, string>);
+    return versions.length > 0 ? `${w.workerId} (${versions.map(([g, v]) => `${g}@${v}`).join(' ')})` : w.workerId;
+  };
+  if (live.length > 0) return ok('workers', `${live.length} live: ${live.map(serving).join(', ')}`);
   const last = workers[0];
   const seen = last ? `; last heartbeat ${Math.round(last.seenMsAgo / 1000)} s ago from ${last.workerId}` : '; none ever seen';
   return fail(

@@ -7,6 +7,8 @@ type Flags = Record<string, string | boolean | undefined>;
 export interface Command {
   args: string[];
   flags: string[];
+  /** Flags that take no value (`--replay`). */
+  switches?: string[];
   run(ctx: CliContext, args: string[], flags: Flags): Promise<number | undefined>;
 }
 
@@ -131,4 +133,19 @@ export const COMMANDS: Record<string, Command> = {
   'limit-remove': { args: ['graph'], flags: [], run: async (ctx, a) => void (await (await import('./schedule')).removeLimit(ctx, a[0] as string)) },
   migrate: { args: [], flags: [], run: async (ctx) => void (await (await import('./migrate')).migrateSchema(ctx)) },
   doctor: { args: [], flags: [], run: async (ctx) => (await import('./doctor')).doctor(ctx) },
+  upgrade: {
+    args: [],
+    flags: ['graph', 'from', 'to', 'job', 'note'],
+    switches: ['replay'],
+    run: async (ctx, _a, f) =>
+      (await import('./upgrade')).upgrade(ctx, {
+        graph: required(f, 'graph', 'vacation'),
+        from: required(f, 'from', 'v1'),
+        to: required(f, 'to', 'v2'),
+        replay: f.replay === true,
+        jobId: str(f, 'job'),
+        note: str(f, 'note'),
+        json: f.json === true,
+      }),
+  },
 };

@@ -18,7 +18,12 @@ export interface SubmitOptions {
  * admission to the ledger, then queues its delivery (best effort, as the producer does).
  */
 export async function submit(ctx: CliContext, o: SubmitOptions): Promise<void> {
-  const graphs = await loadGraphs({ modulePath: ctx.env.graphsModule, configPath: findLangGraphConfig(ctx.env.configPath, process.cwd()), notice: () => {} });
+  const graphs = await loadGraphs({
+    modulePath: ctx.env.graphsModule,
+    configPath: findLangGraphConfig(ctx.env.configPath, process.cwd()),
+    buildId: ctx.env.buildId,
+    notice: () => {},
+  });
   const graph = graphs.get(o.graph);
   if (!graph) throw new CliError(`Unknown graph "${o.graph}"; known graphs: ${[...graphs.keys()].join(', ')}.`, 2);
   const problem = graph.validateInput?.(o.input);
@@ -26,6 +31,7 @@ export async function submit(ctx: CliContext, o: SubmitOptions): Promise<void> {
 
   const { job, created } = await ctx.ledger.admit({
     graph: o.graph,
+    graphVersion: graph.version,
     input: o.input,
     threadId: o.threadId,
     idempotencyKey: o.idempotencyKey,

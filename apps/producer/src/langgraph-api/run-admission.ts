@@ -136,6 +136,7 @@ export async function createRun(
   const { job } = await d.admitter.admit(
     {
       graph: graph.name,
+      graphVersion: graph.version,
       input: body.input ?? null,
       threadId: thread.threadId,
       metadata,

@@ -18,5 +18,6 @@ export function admissionRequest(request: FastifyRequest, graphs: GraphRegistry,
   if (problem) throw new ApiError(422, 'invalid_input', problem);
   checkMetadataSize(request, body.metadata);
   const { runAt, delayMs, ...rest } = body;
-  return { ...rest, runAt: scheduledRunAt({ runAt, delayMs }), idempotencyKey, tenant: admissionTenant(request) };
+  // The version admission records: only workers serving it run the job.
+  return { ...rest, runAt: scheduledRunAt({ runAt, delayMs }), idempotencyKey, tenant: admissionTenant(request), graphVersion: graph.version };
 }

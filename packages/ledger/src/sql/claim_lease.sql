@@ -7,8 +7,11 @@
 -- The `claimed` event, and on a job's first claim the `started` decision (the recovery table's
 -- "first attempt, no checkpoint, no pending effect" row) when the caller can run its graph,
 -- are written by this same statement, in that order: a claim is one round trip.
+-- A worker claims only jobs whose graph and version it serves (graph_version_key in $5; a job
+-- with no version matches `<graph>@*`): a refused claim changes nothing, so no attempt is spent.
 -- Params: $1 job_id, $2 worker_id, $3 lease ttl (ms),
---         $4 graphs the caller runs (text[]; null = never record `started` here)
+--         $4 graphs the caller runs (text[]; null = never record `started` here),
+--         $5 graph_version_key of each pair the caller serves (text[]; null = any)
 -- Returns: the claimed job row plus `previous_status`, `previous_reason`, `claim_started` (the
 -- `started` event was written) and `claim_may_have_pending_effects` (false only when the job was
 -- `accepted` — no lease, so no effect write can race this statement's snapshot — and has no
@@ -32,6 +35,7 @@ WITH prev AS (
      AND (j.status IN ('accepted', 'recovery_required')
           OR (j.status IN ('starting', 'running') AND j.lease_expires_at < now()))
      AND (j.run_after IS NULL OR j.run_after <= now() OR j.status NOT IN ('accepted', 'recovery_required'))
+     AND ($5::text[] IS NULL OR graph_version_key(j.graph, j.graph_version) = ANY ($5::text[]))
      AND NOT EXISTS (SELECT 1 FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq))
   RETURNING j.*, prev.status AS previous_status, prev.recovery_reason AS previous_reason,
             (prev.status <> 'accepted' OR prev.pending_effects) AS claim_may_have_pending_effects,
