@@ -116,7 +116,13 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
         },
       },
       security: [{ bearer: [] }, { apiKey: [] }],
-      tags: [{ name: 'jobs' }, { name: 'actions' }, { name: 'threads' }, { name: 'health' }],
+      tags: [
+        { name: 'jobs' },
+        { name: 'actions' },
+        { name: 'threads' },
+        { name: 'health' },
+        { name: 'langgraph', description: 'The LangGraph Server API, as the official @langchain/langgraph-sdk Client calls it' },
+      ],
     },
     transform: openApiTransform,
   });

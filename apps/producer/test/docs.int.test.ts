@@ -13,7 +13,15 @@ describe('OpenAPI document and its UI', () => {
     expect(r.statusCode).toBe(200);
     const doc = r.json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual([
+    const paths = Object.keys(doc.paths);
+    // The LangGraph Server API's routes are listed too, under their own tag.
+    const langgraph = paths.filter((p) => /^\/(assistants|threads|runs)\b/.test(p));
+    expect(langgraph).toEqual(
+      expect.arrayContaining(['/threads/{thread_id}/state', '/threads/{thread_id}/runs/stream', '/runs/{run_id}/join', '/assistants/search']),
+    );
+    expect(doc.paths['/threads/{thread_id}/runs'].post.tags).toEqual(['langgraph']);
+    expect(doc.paths['/threads/{thread_id}/state'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('as_node');
+    expect(paths.filter((p) => !langgraph.includes(p)).sort()).toEqual([
       '/healthz',
       '/readyz',
       '/v1/jobs',

@@ -6,8 +6,8 @@ import { assistantView } from './assistants';
 import type { LangGraphDeps } from './context';
 import { AssistantParams, AssistantSearch } from './schemas';
 
-// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
-const doc = { tags: ['langgraph'], hide: true };
+// In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
+const doc = { tags: ['langgraph'] };
 
 /**
  * A JSON schema of an object with a graph's channels as its properties (any type each): what a

@@ -11,8 +11,8 @@ import { finalValues } from './run-views';
 import { JoinStreamQuery, RunCreate, RunIdParams, RunParams, ThreadParams } from './schemas';
 import { isSettled, runError } from './status';
 
-// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
-const doc = { tags: ['langgraph'], hide: true };
+// In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
+const doc = { tags: ['langgraph'] };
 /** How often a stream looks for new chunks of a running run. */
 const TAIL_EVERY_MS = 50;
 /** `: ping` comment lines on a stream, so clients and proxies see it alive. */

@@ -10,8 +10,8 @@ import { createRun } from './run-admission';
 import { finalValues, runView, settledJob } from './run-views';
 import { CancelQuery, RunCreate, RunIdParams, RunListQuery, RunParams, ThreadParams } from './schemas';
 
-// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
-const doc = { tags: ['langgraph'], hide: true };
+// In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
+const doc = { tags: ['langgraph'] };
 
 /** The job of a run on a thread; 404 when missing, another tenant's, or on another thread. */
 async function runOf(d: LangGraphDeps, request: FastifyRequest, threadId: string, runId: string) {

@@ -10,8 +10,8 @@ import { updateThreadState } from './state-write';
 import { jobStatusesOf, threadStatus } from './status';
 import { EMPTY_STATE, interruptsOf, threadStateView } from './thread-state';
 
-// Hidden from /openapi.json: the LangGraph Server API is specified by LangGraph (the SDK's types), not by this document.
-const doc = { tags: ['langgraph'], hide: true };
+// In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
+const doc = { tags: ['langgraph'] };
 
 /** The graph whose checkpoints a thread holds: its newest job's, else the graph_id it was created for. */
 function graphOf(d: LangGraphDeps, t: LangGraphThread) {
