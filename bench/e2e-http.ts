@@ -48,7 +48,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       PGAPPNAME: 'producer',
     });
     procs.push(producer);
-    for (let end = Date.now() + 60_000; !(await isPortOpen(port)); ) {
+    for (let end = Date.now() + 180_000; !(await isPortOpen(port)); ) {
       if (producer.child.exitCode !== null || Date.now() > end) throw new Error(`the producer did not start:\n${producer.output().slice(-2000)}`);
       await sleep(100);
     }
