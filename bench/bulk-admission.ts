@@ -76,7 +76,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       const mine = process.cpuUsage(self);
       const jobs = batches * BATCH;
       const parts = { ...ms, 'bench process': (mine.user + mine.system) / 1000 };
-      const kept = Object.entries(parts).filter(([k, v]) => v > 0 && (side === 'http' || !/producer/.test(k)) && !/background|ended/.test(k));
+      const kept = Object.entries(parts).filter(([k, v]) => v > 0 && (side.startsWith('POST') || !/producer/.test(k)) && !/background|ended/.test(k));
       for (const [k, v] of [...kept, ['total of the above', kept.reduce((a, [, v]) => a + v, 0)] as const])
         cpu.set(`${side}: ${k}`, [...(cpu.get(`${side}: ${k}`) ?? []), (v * 1000) / jobs]);
       return result * BATCH;

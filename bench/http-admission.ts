@@ -164,7 +164,8 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       for (const peer of peerRps)
         figures.push(holdAgainst({ ...ours, name: `${label}: req/s vs ${peer.name.replace(/: req\/s$/, '')}` }, peer, peer === best ? TARGET : undefined));
       figures.push(holdAgainst(summarize(`${label}: p99`, 'ms', p99.get(label) ?? []), bareP99));
-      figures.push(...cpuFigures(label).map((f, i) => holdAgainst(f, bareCpu[i]!)));
+      // No ratio to a part the bare endpoint does not have (its PostgreSQL backends: 0).
+      figures.push(...cpuFigures(label).map((f, i) => (bareCpu[i]!.median > 0 ? holdAgainst(f, bareCpu[i]!) : f)));
     }
     return figures;
   } finally {
