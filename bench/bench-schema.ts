@@ -27,7 +27,7 @@ export interface BenchSchema {
   ledger: Ledger;
   /** One baseline commit: a single-row INSERT of a jobs-sized row. */
   insertPlainRow(n: number): Promise<unknown>;
-  /** Drops the schema (and `<schema>_queue` of the PostgreSQL queue backend) and closes the pool. */
+  /** Drops the schema (and `<schema>_queue` of the PostgreSQL queue backend, `_pgboss` and `_graphile` of the admission peers) and closes the pool. */
   drop(): Promise<void>;
 }
 
@@ -43,7 +43,7 @@ export async function benchSchema(opts: BenchOptions, name: string, poolSize = 2
     ledger: new Ledger(pool),
     insertPlainRow: (n) => pool.query(BASELINE_INSERT, [randomUUID(), hash, JSON.stringify({ steps: 2, n })]),
     async drop() {
-      for (const s of [schema, `${schema}_queue`]) {
+      for (const s of [schema, `${schema}_queue`, `${schema}_pgboss`, `${schema}_graphile`]) {
         await pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch((err: Error) => console.error(`[bench] could not drop ${s}: ${err.message}`));
       }
       await pool.end();

@@ -4,11 +4,15 @@
 // off, LOG_LEVEL=warn); each batch is one coalesced ledger statement, one addBulk and one
 // `enqueued` events statement. The load generator (fetch, in this process) and the baseline's
 // addBulk loops keep CONCURRENCY batches in flight each; repeats alternate between the two.
-// Every job of every batch must answer 202. Target from issue 19: ≥ 0.5× addBulk.
+// Every job of every batch must answer 202. Target from issue 19: ≥ 0.5× addBulk. Beside each,
+// CPU per job from /proc (lib/cpu-split.ts): the producer process, its PostgreSQL backends, the
+// Redis server and the bench process (the load generator, or the addBulk loops themselves).
 import { randomUUID } from 'node:crypto';
 import { freePort, isPortOpen } from '../packages/ledger/src/index';
 import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, holdAgainst, size, summarize, throughput } from './figures';
+import { redisPid } from './lib/cpu';
+import { CpuSplit } from './lib/cpu-split';
 import { benchQueueConfig, spawnScript, stop } from './lib/processes';
 import { closeQueue, emptyRedisQueue, readyQueue } from './lib/queues';
 
@@ -35,10 +39,11 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     REDIS_URL: opts.redisUrl,
     QUEUE_PREFIX: producerQueue.prefix ?? '',
     LOG_LEVEL: 'warn',
+    PGAPPNAME: 'bulk-producer',
   });
   const queue = await readyQueue(bareQueue);
   try {
-    for (let end = Date.now() + 60_000; !(await isPortOpen(port)); ) {
+    for (let end = Date.now() + 180_000; !(await isPortOpen(port)); ) {
       if (proc.child.exitCode !== null || Date.now() > end) throw new Error(`the producer did not start:\n${proc.output().slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -61,13 +66,34 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     // Warm-up: JIT, pools, connections.
     await throughput(CONCURRENCY, 1_000, viaHttp);
     await throughput(CONCURRENCY, 1_000, addBulk);
-    for (let r = 0; r < repeats; r++) {
-      http.push((await throughput(CONCURRENCY, seconds * 1000, viaHttp)) * BATCH);
-      bare.push((await throughput(CONCURRENCY, seconds * 1000, addBulk)) * BATCH);
+    const split = await CpuSplit.open(opts.databaseUrl, { 'producer process': proc.child.pid ?? 0 }, ['bulk-producer'], await redisPid(opts.redisUrl));
+    const cpu = new Map<string, number[]>();
+    /** Jobs/s of `op` (batches of BATCH), recording CPU per job under `side`. */
+    const measure = async (side: string, op: () => Promise<unknown>) => {
+      const self = process.cpuUsage();
+      let batches = 0; // every batch in the CPU window, warm-up included
+      const { result, ms } = await split.during(() => throughput(CONCURRENCY, seconds * 1000, () => op().then(() => batches++)));
+      const mine = process.cpuUsage(self);
+      const jobs = batches * BATCH;
+      const parts = { ...ms, 'bench process': (mine.user + mine.system) / 1000 };
+      const kept = Object.entries(parts).filter(([k, v]) => v > 0 && (side.startsWith('POST') || !/producer/.test(k)) && !/background|ended/.test(k));
+      for (const [k, v] of [...kept, ['total of the above', kept.reduce((a, [, v]) => a + v, 0)] as const])
+        cpu.set(`${side}: ${k}`, [...(cpu.get(`${side}: ${k}`) ?? []), (v * 1000) / jobs]);
+      return result * BATCH;
+    };
+    try {
+      for (let r = 0; r < repeats; r++) {
+        http.push(await measure('POST /v1/jobs/batch', viaHttp));
+        bare.push(await measure('addBulk', addBulk));
+      }
+    } finally {
+      await split.close();
     }
     const note = `batches of ${BATCH}, ${CONCURRENCY} in flight, ${seconds} s per repeat`;
     const baseline = summarize(`BullMQ addBulk of ${BATCH} on Redis: jobs/s`, 'jobs/s', bare, note);
-    return [baseline, holdAgainst(summarize(`POST /v1/jobs/batch of ${BATCH}: jobs/s`, 'jobs/s', http, note), baseline, TARGET)];
+    const figures = [baseline, holdAgainst(summarize(`POST /v1/jobs/batch of ${BATCH}: jobs/s`, 'jobs/s', http, note), baseline, TARGET)];
+    for (const [k, v] of cpu) figures.push(summarize(`CPU per job, ${k}`, 'µs', v));
+    return figures;
   } finally {
     await stop(proc);
     await closeQueue(queue);

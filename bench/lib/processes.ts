@@ -43,7 +43,8 @@ export async function waitForOutput(proc: Proc, pattern: RegExp, what: string, t
 export async function startWorker(q: QueueConfig, databaseUrl: string, schema: string, workerId: string, extra: Record<string, string> = {}): Promise<Proc> {
   const env = stackEnv(q, databaseUrl, schema, { METRICS_PORT: '0', RUNLEDGER_WORKER_ID: workerId, ...extra });
   const proc = spawnScript('apps/worker/src/main.ts', env);
-  await waitForOutput(proc, /"msg":"worker started"/, `worker ${workerId}`);
+  // Generous: on a busy machine compiling the worker's TypeScript alone can take a minute.
+  await waitForOutput(proc, /"msg":"worker started"/, `worker ${workerId}`, 180_000);
   return proc;
 }
 

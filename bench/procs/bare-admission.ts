@@ -1,16 +1,78 @@
-// The HTTP admission baseline: a Fastify endpoint that only adds a queue message (the same
-// options a Runledger delivery uses) and answers 202. No validation, no ledger, no logging.
-// Env: PORT, REDIS_URL, QUEUE_PREFIX. Prints "listening" when ready.
+// The HTTP admission baselines: one Fastify endpoint, POST /v1/jobs answering 202, with what a
+// hand-built service would do behind it instead of Runledger (PEER):
+//   queue           only adds a queue message (the options a Runledger delivery uses); no database
+//   insert-add      one INSERT of a jobs-sized row (bench-schema.ts's plain_rows), committed, then
+//                   the same queue add: durable admission written by hand, no group commit
+//   pg-boss         pg-boss `send` (its own schema `<DB_SCHEMA>_pgboss`), no Redis
+//   graphile-worker graphile-worker `addJob` (its own schema `<DB_SCHEMA>_graphile`), no Redis
+// Each peer's library is loaded only when chosen. No validation, no logging. The database peers get the producer's pool size (20).
+// Env: PORT, PEER, REDIS_URL, QUEUE_PREFIX, DATABASE_URL, DB_SCHEMA. Prints "listening" when ready.
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
+import { createPool } from '../../packages/ledger/src/index';
 import { openQueue } from '../../packages/queue/src/index';
 
-const queue = openQueue({ backend: 'redis', redisUrl: process.env.REDIS_URL, prefix: process.env.QUEUE_PREFIX });
+const POOL_MAX = 20;
+const peer = process.env.PEER ?? 'queue';
+const schema = process.env.DB_SCHEMA ?? 'public';
+const connectionString = process.env.DATABASE_URL ?? '';
+const closers: Array<() => Promise<unknown>> = [];
+
+type Admit = (jobId: string, input: unknown) => Promise<unknown>;
+
+async function admitter(): Promise<Admit> {
+  const queueAdd = () => {
+    const queue = openQueue({ backend: 'redis', redisUrl: process.env.REDIS_URL, prefix: process.env.QUEUE_PREFIX });
+    closers.push(() => queue.close());
+    return (jobId: string) => queue.add('run', { jobId }, { removeOnComplete: true, removeOnFail: 1000, attempts: 1, jobId });
+  };
+  if (peer === 'queue') return queueAdd();
+  if (peer === 'insert-add') {
+    const pool = createPool({ connectionString, schema, max: POOL_MAX });
+    closers.push(() => pool.end());
+    const add = queueAdd();
+    const hash = randomUUID();
+    return async (jobId, input) => {
+      await pool.query(
+        "INSERT INTO plain_rows (id, tenant, request_hash, graph, thread_id, input, metadata, status) VALUES ($1, 'default', $2, 'echo', $1, $3, '{}', 'accepted')",
+        [jobId, hash, JSON.stringify(input)],
+      );
+      return add(jobId);
+    };
+  }
+  if (peer === 'pg-boss') {
+    // Its own application_name would hide its backends from the bench's CPU split: keep PGAPPNAME.
+    const { default: PgBoss } = await import('pg-boss');
+    const boss = new PgBoss({
+      connectionString,
+      schema: `${schema}_pgboss`,
+      max: POOL_MAX,
+      supervise: false,
+      schedule: false,
+      application_name: process.env.PGAPPNAME,
+    });
+    boss.on('error', (err) => console.error(`pg-boss: ${err.message}`));
+    await boss.start();
+    await boss.createQueue('run');
+    closers.push(() => boss.stop({ graceful: false, wait: true }));
+    return (jobId, input) => boss.send('run', { jobId, input }, { id: jobId });
+  }
+  if (peer === 'graphile-worker') {
+    const { makeWorkerUtils } = await import('graphile-worker');
+    const utils = await makeWorkerUtils({ connectionString, schema: `${schema}_graphile`, maxPoolSize: POOL_MAX });
+    await utils.migrate();
+    closers.push(async () => utils.release());
+    return (jobId, input) => utils.addJob('run', { jobId, input });
+  }
+  throw new Error(`unknown PEER ${peer}`);
+}
+
+const admit = await admitter();
 const app = Fastify({ logger: false });
 
-app.post('/v1/jobs', async (_request, reply) => {
+app.post('/v1/jobs', async (request, reply) => {
   const jobId = randomUUID();
-  await queue.add('run', { jobId }, { removeOnComplete: true, removeOnFail: 1000, attempts: 1, jobId });
+  await admit(jobId, (request.body as { input?: unknown } | undefined)?.input ?? null);
   return reply.code(202).send({ jobId, status: 'accepted', enqueued: true });
 });
 
@@ -18,7 +80,7 @@ await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 console.log('listening');
 const close = async () => {
   await app.close();
-  await queue.close();
+  for (const c of closers) await c().catch(() => {});
   process.exit(0);
 };
 process.once('SIGTERM', () => void close());
