@@ -24,6 +24,8 @@ describe('OpenAPI document and its UI', () => {
     expect(paths.filter((p) => !langgraph.includes(p)).sort()).toEqual([
       '/healthz',
       '/readyz',
+      '/v1/crons',
+      '/v1/crons/{cronId}',
       '/v1/jobs',
       '/v1/jobs/batch',
       '/v1/jobs/{jobId}',
