@@ -109,7 +109,12 @@ export class Ledger extends AdmissionLedger {
    * they do not all wake at once), and the job's timeline says so once (`rate_limited` event).
    * Without a limit row this is `claim` in a transaction.
    */
-  async claimLimited(jobId: string, workerId: string, ttlMs = this.leaseTtlMs, options: { startGraphs?: readonly string[]; serves?: readonly string[] } = {}): Promise<ClaimResult> {
+  async claimLimited(
+    jobId: string,
+    workerId: string,
+    ttlMs = this.leaseTtlMs,
+    options: { startGraphs?: readonly string[]; serves?: readonly string[] } = {},
+  ): Promise<ClaimResult> {
     let held: { graph: string; detail: Record<string, unknown> } | undefined;
     const claim = await this.inTransaction(async (client) => {
       await this.q('set_local_lock_timeout', [LIMIT_LOCK_WAIT], client);
