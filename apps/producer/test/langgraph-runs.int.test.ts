@@ -227,6 +227,23 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     expect(parts.map((p) => p.event)).toEqual(['metadata', 'values', 'end']);
     expect((parts[1]?.data as { messages: Array<{ content: string }> } | undefined)?.messages.map((m) => m.content)).toEqual(['gone', 'You said: gone']);
   });
+
+  it('afterSeconds: the run waits in the ledger until its due time, then runs; with command.resume it is refused', async () => {
+    const client = sdkClient();
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1 }, afterSeconds: 2 });
+    const row = async () =>
+      (await s.db.ledger.pool.query('SELECT status, accepted_at, run_after, started_at FROM jobs WHERE job_id = $1', [run.run_id])).rows[0];
+    const admitted = await row();
+    expect(admitted.status).toBe('accepted');
+    expect(admitted.run_after.getTime() - admitted.accepted_at.getTime()).toBeGreaterThanOrEqual(1_900);
+    await client.runs.join(thread.thread_id, run.run_id);
+    const done = await row();
+    expect(done.status).toBe('completed');
+    // Started by the database clock no earlier than its due time.
+    expect(done.started_at.getTime()).toBeGreaterThanOrEqual(admitted.run_after.getTime());
+    await expect(client.runs.create(thread.thread_id, 'echo', { command: { resume: 'x' }, afterSeconds: 1 })).rejects.toThrow(/422/);
+  });
 });
 
 // Raw HTTP, the same for every SDK version: run once.

@@ -1,4 +1,4 @@
-import { Crons, type NewCron } from '@runledger/ledger';
+import { Crons, type NewCron } from '@runledger/ledger/core';
 import type { CliContext } from '../context';
 import { table, when } from '../format';
 

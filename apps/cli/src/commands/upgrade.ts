@@ -1,4 +1,4 @@
-import type { UpgradeResult } from '@runledger/ledger';
+import type { UpgradeResult } from '@runledger/ledger/core';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { deliverSoon } from './deliver';

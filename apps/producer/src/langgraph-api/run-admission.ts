@@ -4,6 +4,7 @@ import { type GotoTarget, type GraphDefinition, RUN_REQUEST_KEY, type RunRequest
 import type { FastifyRequest } from 'fastify';
 import { deliverWithin } from '../delivery';
 import { ApiError } from '../http-errors';
+import { scheduledRunAt } from '../schedule';
 import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
 import { cancelRun } from './cancel';
 import type { LangGraphDeps } from './context';
@@ -99,6 +100,7 @@ export async function createRun(
   const resuming = command !== undefined && 'resume' in command;
   if (command && body.input !== undefined && body.input !== null)
     throw new ApiError(422, 'invalid_request', 'Send either input or command, not both: a command run starts from the thread state.');
+  if (resuming && body.after_seconds) throw new ApiError(422, 'invalid_request', 'after_seconds applies to a new run, not to command.resume.');
   const run = runRequest(d, graph, body);
   // A command run starts from the thread's state, not from an input.
   if (!command) {
@@ -139,6 +141,7 @@ export async function createRun(
       graphVersion: graph.version,
       input: body.input ?? null,
       threadId: thread.threadId,
+      runAt: body.after_seconds ? scheduledRunAt({ delayMs: body.after_seconds * 1000 }) : undefined,
       metadata,
       // The reference server's default is reject: a busy thread answers 409.
       multitask: strategy === 'enqueue' || strategy === 'interrupt' || strategy === 'rollback' ? 'enqueue' : 'reject',

@@ -1,5 +1,6 @@
 import { STREAM_MODES } from '@runledger/runtime';
 import { z } from 'zod';
+import { MAX_DELAY_MS } from '../schedule';
 
 // Request shapes of the LangGraph Server API routes, as the official SDK sends them. Objects are
 // loose: fields the SDK sends that Runledger does not act on are accepted and ignored, except
@@ -77,11 +78,18 @@ export const RunCreate = z.looseObject({
   multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
   if_not_exists: z.enum(['create', 'reject']).optional(),
   on_disconnect: z.enum(['cancel', 'continue']).optional(),
+  /** Run no earlier than this many seconds from now: the job's due time in the ledger (as `delayMs` on /v1). */
+  after_seconds: z
+    .number()
+    .min(0)
+    .max(MAX_DELAY_MS / 1000)
+    .nullable()
+    .optional(),
 });
 export type RunCreate = z.infer<typeof RunCreate>;
 
 /** Fields of a run request that would change the run and that Runledger does not do yet. */
-export const UNSUPPORTED_RUN_FIELDS = ['checkpoint', 'checkpoint_id', 'after_seconds', 'webhook'] as const;
+export const UNSUPPORTED_RUN_FIELDS = ['checkpoint', 'checkpoint_id', 'webhook'] as const;
 
 export const CancelQuery = z.looseObject({
   wait: z.enum(['0', '1', 'true', 'false']).optional(),
