@@ -5,7 +5,7 @@
 -- Params: $1 job_id, $2 tenant (null = any), $3 allowed from-states (text[]), $4 new status,
 --         $5 event type, $6 detail (jsonb), $7 resume_value (jsonb), $8 result (jsonb),
 --         $9 error (jsonb), $10 recovery_reason
--- Returns: the updated row, or none when the job is missing or in another state.
+-- Returns: the updated row with version_served as in get_job.sql, or none when the job is missing or in another state.
 WITH upd AS (
   UPDATE jobs
      SET status = $4,
@@ -26,4 +26,8 @@ WITH upd AS (
   INSERT INTO job_events (job_id, type, attempt, fencing_token, detail)
   SELECT job_id, $5, attempt, fencing_token, $6 FROM upd
 )
-SELECT * FROM upd;
+SELECT upd.*,
+       CASE WHEN upd.status IN ('accepted', 'recovery_required', 'interrupted') THEN
+         graph_version_served(upd.graph, upd.graph_version)
+       END AS version_served
+  FROM upd;
