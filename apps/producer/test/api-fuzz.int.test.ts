@@ -116,8 +116,9 @@ it('answers every generated request below 500, in time, in the documented shape;
   } catch (err) {
     throw new Error(`API fuzzing failed; replay with FUZZ_SEED=${seed}\n${(err as Error).message}`, { cause: err });
   }
-  // A run that only met the authentication check would prove little: it reached the routes.
+  // A run that only met the authentication check would prove little: it reached the routes (a
+  // success, and many kinds of refusal; which successes a seed meets varies with the routes drawn).
   const answers = [...seen.keys()];
-  expect(answers.filter((a) => a.startsWith('2')).length, JSON.stringify([...seen])).toBeGreaterThanOrEqual(2);
+  expect(answers.filter((a) => a.startsWith('2')).length, JSON.stringify([...seen])).toBeGreaterThanOrEqual(1);
   expect(answers.filter((a) => /^4\d\d (?!unauthorized)/.test(a)).length, JSON.stringify([...seen])).toBeGreaterThanOrEqual(8);
 }, 120_000);

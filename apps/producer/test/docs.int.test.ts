@@ -34,6 +34,7 @@ describe('OpenAPI document and its UI', () => {
       '/v1/jobs/{jobId}/replay',
       '/v1/jobs/{jobId}/resolve',
       '/v1/jobs/{jobId}/resume',
+      '/v1/jobs/{jobId}/upgrade',
       '/v1/threads/{threadId}/state',
     ]);
     const submit = doc.paths['/v1/jobs'].post;

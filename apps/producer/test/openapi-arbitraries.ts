@@ -199,12 +199,20 @@ export interface RequestContext {
   bodyLimit: number;
 }
 
+/**
+ * A path parameter as a segment that reaches the route: `.` and `..` (also as `%2E`) are dot
+ * segments, which URL parsing (the client's, before anything is sent) resolves away, so
+ * `/assistants/..` would be a request for `/`. No client can send them as a value; `../`, with its
+ * slash encoded, is the nearest one that can, and the server receives it as the parameter.
+ */
+const segment = (value: string) => (value === '.' || value === '..' ? `${value}%2F` : value);
+
 /** Requests for `op`: path, query, headers, body and its encoding all generated. */
 export function requestOf(op: Operation, ctx: RequestContext): fc.Arbitrary<InjectOptions> {
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const path = fc
     .tuple(...pathParams.map((p) => pathValue(ctx.known[p.name] ?? ['x'])))
-    .map((values) => pathParams.reduce((url, p, i) => url.replace(`{${p.name}}`, String(values[i])), op.path));
+    .map((values) => pathParams.reduce((url, p, i) => url.replace(`{${p.name}}`, segment(String(values[i]))), op.path));
   const headerParams = op.parameters.filter((p) => p.in === 'header');
   const headers = fc.tuple(
     fc.constantFrom(...ctx.auth),

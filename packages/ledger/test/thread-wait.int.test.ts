@@ -63,6 +63,7 @@ describe('waiting for a thread', () => {
       tenant: first.tenant,
       threadId: first.threadId,
       attempt: 0,
+      priority: 0,
     });
   });
 
