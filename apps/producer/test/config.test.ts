@@ -19,6 +19,8 @@ describe('producer environment', () => {
       DELIVERY_KEEP_COMPLETED_HOURS: 24,
       DELIVERY_KEEP_COMPLETED_COUNT: 10_000,
       DELIVERY_KEEP_FAILED_DAYS: 7,
+      CRON_TICK_MS: 1000,
+      CRON_MISFIRE_GRACE_MS: 5000,
     });
   });
 
