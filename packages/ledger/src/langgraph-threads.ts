@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { ThreadBusyError } from './errors';
-import { OneStatementPostgresSaver } from './fenced-saver';
+import type { OneStatementPostgresSaver } from './fenced-saver';
 import { json, LedgerCore } from './ledger-core';
 import type { JobStatus } from './states';
 
@@ -94,6 +94,9 @@ export class LangGraphThreads extends LedgerCore {
       if (busy) throw new ThreadBusyError(threadId, busy.job_id);
       // Reads and writes of this saver go through the transaction's client: the update sees, and
       // commits on top of, the checkpoint this transaction holds still.
+      // Loaded here, not at the top: the saver brings LangChain, which `@runledger/ledger/core`
+      // (the CLI's entry) must not load at start-up.
+      const { OneStatementPostgresSaver } = await import('./fenced-saver');
       const saver = new OneStatementPostgresSaver(client as unknown as pg.Pool, { schema, codec: this.crypto });
       const out = await write(saver);
       await this.q('update_thread_metadata', [threadId, tenant, json({})], client);
