@@ -3,27 +3,20 @@
 // vacation and approval jobs ran, the Completed tab lists each delivery under its graph's name
 // with its outcome and a link to its ledger job, a redelivery says so, and the Active tab shows
 // a running job's progress. Screenshots go to test-artifacts/ (docs/ with RUNLEDGER_UPDATE_DOCS=1). Skipped without Chromium.
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../apps/producer/src/app';
 import { RunledgerWorker } from '../../apps/worker/src/index';
 import { deliver, openQueue } from '../../packages/queue/src/index';
 import { loadGraphs } from '../../packages/runtime/src/index';
+import { hasChromium, launchBrowser, openPage, shot } from '../support/browser';
 import { type TestDb, testDb } from '../support/db';
 import { queueConfigFor, submit, waitForStatus } from '../support/stack';
 import '../support/provided';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-sync'];
-const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts');
-const docs = path.resolve(import.meta.dirname, '../../docs');
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`[browser test] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium).`);
 const backends = (['redis', 'postgres'] as const).filter((b) => b === 'postgres' || inject('redisUrl'));
-/** RUNLEDGER_UPDATE_DOCS=1 also writes the README's screenshots (docs/), from the first backend. */
-const updateDocs = (backend: string) => process.env.RUNLEDGER_UPDATE_DOCS === '1' && backend === backends[0];
+/** The README's screenshots (docs/, with RUNLEDGER_UPDATE_DOCS=1) come from the first backend. */
+const docsName = (backend: string, name: string) => (backend === backends[0] ? name : undefined);
 
 describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %s backend', (backend) => {
   let db: TestDb;
@@ -36,7 +29,6 @@ describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %
   let q: ReturnType<typeof queueConfigFor>;
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     db = await testDb(`bull_board_${backend}`);
     q = queueConfigFor(backend, db.url, db.schema, inject('redisUrl'));
     queue = openQueue(q);
@@ -47,8 +39,8 @@ describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %
     board = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/admin/queues/queue/runledger`;
     worker = new RunledgerWorker({ ledger: db.ledger, queueConfig: q, graphs, workerId: `board-${backend}`, schema: db.schema });
     await worker.start();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    browser = await launchBrowser();
+    ({ page } = await openPage(browser));
   });
   afterAll(async () => {
     await browser?.close();
@@ -75,8 +67,7 @@ describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %
     expect(text).toContain('ran: the job stopped at an interrupt and waits for a resume');
     expect(await page.locator(`a[href$="/admin/jobs/${vacation.jobId}"]`).count()).toBeGreaterThan(0);
     expect(text).not.toContain('a new laptop');
-    await page.screenshot({ path: path.join(artifacts, `bull-board-completed-${backend}.png`), fullPage: false });
-    if (updateDocs(backend)) await page.screenshot({ path: path.join(docs, 'bull-board-completed.png'), fullPage: false });
+    await shot(page, `bull-board-completed-${backend}`, docsName(backend, 'bull-board-completed'));
   });
 
   it('shows the progress of a running job in the Active tab', async () => {
@@ -90,8 +81,7 @@ describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %
     expect(text).toMatch(/steps: ?\d+/);
     expect(text).toMatch(/started: ?[23]/);
     expect(text).toMatch(/settled: ?2/);
-    await page.screenshot({ path: path.join(artifacts, `bull-board-active-${backend}.png`), fullPage: false });
-    if (updateDocs(backend)) await page.screenshot({ path: path.join(docs, 'bull-board-active.png'), fullPage: false });
+    await shot(page, `bull-board-active-${backend}`, docsName(backend, 'bull-board-active'));
     expect((await waitForStatus(db.ledger, running.jobId, ['completed', 'failed'])).status).toBe('completed');
   });
 });

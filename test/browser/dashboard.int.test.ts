@@ -2,30 +2,14 @@
 // playwright-core): open the list served by an in-process producer on port 0, find a
 // manual_reconcile job, open its page, try to replay without confirming, confirm, and see the
 // status change. Screenshots go to test-artifacts/ (gitignored). Skipped without Chromium.
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../apps/producer/src/app';
 import { openQueue } from '../../packages/queue/src/index';
 import { loadGraphs } from '../../packages/runtime/src/index';
+import { hasChromium, launchBrowser, openPage, shot } from '../support/browser';
 import { type TestDb, testDb } from '../support/db';
 import '../support/provided';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts');
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`[browser test] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium).`);
 
 describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
   let db: TestDb;
@@ -35,10 +19,9 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
   let page: Page;
   let base: string;
   let jobId: string;
-  const problems: string[] = [];
+  let problems: string[];
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     db = await testDb('browser');
     queue = openQueue({ backend: 'postgres', databaseUrl: db.url, schema: db.schema });
     app = buildApp({ ledger: db.ledger, queue, graphs: await loadGraphs(), schema: db.schema });
@@ -53,12 +36,8 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
     await db.ledger.recordEffectIntent(jobId, claim.job.fencingToken, 'book:hotel', 'book_hotel', `${jobId}:book:hotel`);
     await db.ledger.requireManual(jobId, claim.job.fencingToken, 'effect_in_doubt', { effect: 'book_hotel' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
+    browser = await launchBrowser();
+    ({ page, problems } = await openPage(browser, { width: 1280, height: 900 }));
   });
   afterAll(async () => {
     await browser?.close();
@@ -71,7 +50,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     await page.goto(`${base}/admin`);
     await expect.poll(() => page.locator('canvas[data-drawn="true"]').count(), { timeout: 10_000 }).toBe(2);
     expect(await page.locator('.count', { hasText: 'manual_reconcile' }).locator('.n').textContent()).toBe('1');
-    await page.screenshot({ path: path.join(artifacts, 'dashboard-list.png'), fullPage: true });
+    await shot(page, 'dashboard-list');
   });
 
   it('filters to manual_reconcile, opens the job and shows the effect in doubt', async () => {
@@ -85,7 +64,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     expect(await page.locator('#job-id').textContent()).toBe(jobId);
     expect(await page.locator('.doubt').textContent()).toContain('book_hotel');
     expect(await page.locator('.summary .badge').first().textContent()).toBe('manual_reconcile');
-    await page.screenshot({ path: path.join(artifacts, 'dashboard-job-manual.png'), fullPage: true });
+    await shot(page, 'dashboard-job-manual');
   });
 
   it('will not replay until the confirmation is ticked, then replays and shows the new status', async () => {
@@ -103,7 +82,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     expect(await page.locator('.notice').textContent()).toContain('Replay requested');
     expect(await page.locator('.summary .badge').first().textContent()).toBe('accepted');
     expect(await page.locator('table.timeline').textContent()).toContain('replay_requested');
-    await page.screenshot({ path: path.join(artifacts, 'dashboard-job-replayed.png'), fullPage: true });
+    await shot(page, 'dashboard-job-replayed');
     expect((await db.ledger.get(jobId)).status).toBe('accepted');
     // No script errors and no Content-Security-Policy violations on any page.
     expect(problems).toEqual([]);
@@ -119,14 +98,13 @@ describe.skipIf(!hasChromium)('signing in to the dashboard in headless Chromium'
   let base: string;
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     db = await testDb('browser_login');
     queue = openQueue({ backend: 'postgres', databaseUrl: db.url, schema: db.schema });
     app = buildApp({ ledger: db.ledger, queue, graphs: await loadGraphs(), schema: db.schema, security: { adminKey: ADMIN_KEY } });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
@@ -136,11 +114,7 @@ describe.skipIf(!hasChromium)('signing in to the dashboard in headless Chromium'
   });
 
   it("goes from / to a login page in the dashboard's look that names RUNLEDGER_ADMIN_KEY, then into the dashboard", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 700 } });
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
+    const { page, problems } = await openPage(browser, { width: 1280, height: 700 });
     await page.goto(`${base}/`);
     await page.waitForURL(`${base}/admin/login`);
     expect(await page.locator('main').textContent()).toContain('RUNLEDGER_ADMIN_KEY');
@@ -149,7 +123,7 @@ describe.skipIf(!hasChromium)('signing in to the dashboard in headless Chromium'
     const background = (selector: string) => page.evaluate(`getComputedStyle(document.querySelector('${selector}')).backgroundColor`);
     expect(await background('header')).toBe('rgb(29, 36, 51)');
     expect(await background('form.action')).toBe('rgb(255, 255, 255)');
-    await page.screenshot({ path: path.join(artifacts, 'dashboard-login.png'), fullPage: true });
+    await shot(page, 'dashboard-login');
 
     await page.fill('input[name="key"]', ADMIN_KEY);
     await page.click('button[type="submit"]');

@@ -4,25 +4,16 @@
 // results), not LangChain's serialised objects; an approval job parks and its page shows the
 // graph's question above the resume form, then resumes from that form. Screenshots go to
 // test-artifacts/ (docs/ with RUNLEDGER_UPDATE_DOCS=1). Skipped without Chromium.
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../apps/producer/src/app';
 import { RunledgerWorker } from '../../apps/worker/src/index';
 import { openQueue } from '../../packages/queue/src/index';
 import { loadGraphs } from '../../packages/runtime/src/index';
+import { hasChromium, launchBrowser, openPage, shot } from '../support/browser';
 import { type TestDb, testDb } from '../support/db';
 import { queueConfigFor, submit, waitForStatus } from '../support/stack';
 import '../support/provided';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-sync'];
-const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts');
-const docs = path.resolve(import.meta.dirname, '../../docs');
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`[browser test] SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium).`);
-const updateDocs = process.env.RUNLEDGER_UPDATE_DOCS === '1';
 
 describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
   let db: TestDb;
@@ -33,10 +24,9 @@ describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
   let page: Page;
   let base: string;
   let q: ReturnType<typeof queueConfigFor>;
-  const problems: string[] = [];
+  let problems: string[];
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     db = await testDb('browser_job_page');
     q = queueConfigFor('postgres', db.url, db.schema, null);
     queue = openQueue(q);
@@ -47,12 +37,8 @@ describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     worker = new RunledgerWorker({ ledger: db.ledger, queueConfig: q, graphs, workerId: 'job-page-worker', schema: db.schema });
     await worker.start();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
+    browser = await launchBrowser();
+    ({ page, problems } = await openPage(browser));
   });
   afterAll(async () => {
     await browser?.close();
@@ -88,8 +74,8 @@ describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
     const api = (await (await fetch(`${base}/v1/jobs/${jobId}`)).json()) as { conversation: { result: Array<{ role: string }> }; result: unknown };
     expect(api.conversation.result.map((m) => m.role)).toEqual(roles);
     expect(JSON.stringify(api.result)).toContain('"kwargs"');
-    await page.screenshot({ path: path.join(artifacts, 'dashboard-job-conversation.png'), fullPage: true });
-    if (updateDocs) await result.screenshot({ path: path.join(docs, 'dashboard-job-conversation.png') });
+    await shot(page, 'dashboard-job-conversation');
+    await shot(result, 'dashboard-job-conversation-result', 'dashboard-job-conversation');
   });
 
   it("shows a parked approval's question above the resume form, and resumes from it", async () => {
@@ -103,8 +89,7 @@ describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
     const form = page.locator('form[data-action="resume"]');
     const [questionBox, formBox] = [await question.boundingBox(), await form.boundingBox()];
     expect(questionBox && formBox && questionBox.y + questionBox.height <= formBox.y).toBe(true);
-    await page.screenshot({ path: path.join(artifacts, 'dashboard-job-question.png'), fullPage: true });
-    if (updateDocs) await page.screenshot({ path: path.join(docs, 'dashboard-job-question.png'), fullPage: false });
+    await shot(page, 'dashboard-job-question', 'dashboard-job-question');
 
     await form.locator('textarea[name="value"]').fill('{"approved":true}');
     await form.locator('input[name="confirm"]').check();
