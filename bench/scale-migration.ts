@@ -6,29 +6,11 @@
 // SCALE_MIGRATION_SCHEMA names an already loaded schema at 0011 to use instead (kept afterwards).
 import { randomBytes } from 'node:crypto';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import pg from 'pg';
-import { createPool, listMigrations, migrate } from '../packages/ledger/src/index';
+import type pg from 'pg';
+import { createPool, migrate } from '../packages/ledger/src/index';
 import type { BenchOptions, Figure } from './figures';
 import { summarize } from './figures';
 import { loadFinishedJobs } from './lib/scale-load';
-
-async function migrateTo0011(url: string, schema: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query('BEGIN');
-    await c.query(`CREATE SCHEMA ${schema}`);
-    await c.query(`SET LOCAL search_path TO ${schema}`);
-    await c.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-    for (const m of listMigrations().filter((m) => m.version < 12)) {
-      await c.query(m.text);
-      await c.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-    }
-    await c.query('COMMIT');
-  } finally {
-    await c.end();
-  }
-}
 
 /** Runs `probe` every 10 ms until `stop` resolves; returns the longest time one probe took (ms). */
 async function longestWrite(pool: pg.Pool, text: string, values: unknown[], done: Promise<unknown>): Promise<number> {
@@ -53,7 +35,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
   const pool = createPool({ connectionString: opts.databaseUrl, schema, max: 4 });
   try {
     if (!given) {
-      await migrateTo0011(opts.databaseUrl, schema);
+      await migrate({ connectionString: opts.databaseUrl, schema, upTo: 11 });
       await new PostgresSaver(pool, undefined, { schema }).setup();
       await loadFinishedJobs(pool, { from: 0, count: jobs, days: 10, total: jobs }, (line) => console.log(`[scale-migration] ${line}`));
       await pool.query('VACUUM ANALYZE jobs');

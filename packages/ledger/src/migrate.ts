@@ -10,6 +10,12 @@ export interface MigrateOptions {
   connectionString: string;
   schema?: string;
   log?: (line: string) => void;
+  /**
+   * Apply the numbered migrations up to this version only, and nothing after them (no count
+   * seeding, no after-commit builds, no checkpoint tables): a schema as it stood before a later
+   * migration, for the tests and benches that run that migration on a populated ledger.
+   */
+  upTo?: number;
 }
 
 /**
@@ -74,13 +80,14 @@ export async function migrate(options: MigrateOptions): Promise<number[]> {
     );
     const done = new Set((await client.query('SELECT version FROM schema_migrations')).rows.map((r) => Number(r.version)));
     for (const m of listMigrations()) {
-      if (done.has(m.version)) continue;
+      if (done.has(m.version) || m.version > (options.upTo ?? Number.POSITIVE_INFINITY)) continue;
       await client.query(m.text);
       await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
       applied.push(m.version);
       log(`applied ${m.name}`);
     }
     await client.query('COMMIT');
+    if (options.upTo !== undefined) return applied;
     // Outside the transaction, so jobs stays unlocked while it counts (seed_ledger_counts.sql).
     await client.query(`SET search_path TO ${schema}`);
     await client.query(sql('seed_ledger_counts'));

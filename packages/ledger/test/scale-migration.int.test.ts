@@ -3,34 +3,15 @@
 // being converted, the per-status counts are seeded exactly (without locking jobs) and then kept
 // by the triggers, and retention drops a whole day of events by partition.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import '../../../test/support/provided';
-import { createPool, Ledger, listMigrations, migrate, pruneFinishedThreads } from '../src/index';
+import { createPool, Ledger, migrate, pruneFinishedThreads } from '../src/index';
 
 const JOBS = 50_000;
 const url = inject('databaseUrl');
 const schema = `t_scale_migration_${randomBytes(3).toString('hex')}`;
 let pool: pg.Pool;
-
-/** The schema as it stood before 0012: every earlier migration, applied the way migrate() does. */
-async function migrateBefore0012(): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query('BEGIN');
-    await c.query(`CREATE SCHEMA ${schema}`);
-    await c.query(`SET LOCAL search_path TO ${schema}`);
-    await c.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-    for (const m of listMigrations().filter((m) => m.version < 12)) {
-      await c.query(m.text);
-      await c.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-    }
-    await c.query('COMMIT');
-  } finally {
-    await c.end();
-  }
-}
 
 /** 50k finished jobs admitted over the last 10 days, four events each, one effect per tenth job. */
 async function populate(): Promise<void> {
@@ -59,7 +40,7 @@ const eventDigest = () =>
   rows(`SELECT count(*)::int AS n, sum(event_id)::text AS ids, md5(string_agg(job_id || type || at::text, ',' ORDER BY event_id)) AS body FROM job_events`);
 
 beforeAll(async () => {
-  await migrateBefore0012();
+  await migrate({ connectionString: url, schema, upTo: 11 });
   pool = createPool({ connectionString: url, schema, max: 4 });
   await populate();
 }, 120_000);
