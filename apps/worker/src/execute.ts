@@ -1,11 +1,11 @@
-import { INTERRUPT, RunControl } from '@langchain/langgraph';
+import { INTERRUPT, RunControl, type StateSnapshot } from '@langchain/langgraph';
 import { type ClaimResult, FencedPostgresSaver, type Job, type Ledger, langGraphThreadId } from '@runledger/ledger';
 import { type DeliveryData, deliver, handOffThread } from '@runledger/queue';
 import { breakpointsOf, commandOf, type GraphRegistry, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
-import { backoffMs, classify, RunAbort } from './outcome';
-import { type Decision, decide, pendingInterrupts } from './recovery';
+import { backoffMs, classify, describeError, RunAbort } from './outcome';
+import { attemptsExhausted, type Decision, decide, pendingInterrupts } from './recovery';
 import { runGraph } from './stream-run';
 
 export interface ExecuteDeps {
@@ -176,8 +176,29 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
     });
     return { outcome: 'failed', handOff: end.otherJobsOnThread };
   }
+  // Before the graph is built: a claim past the last attempt ends the job whatever its graph does here.
+  const exhausted = attemptsExhausted(job);
+  if (exhausted) {
+    log('info', 'decision: fail (attempts exhausted)');
+    return await endAttempt(signal, async () => {
+      const end = await ledger.fail(jobId, token, exhausted.error);
+      return { outcome: 'failed', decision: exhausted.action, handOff: end.otherJobsOnThread };
+    });
+  }
   const saver = new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: deps.schema });
-  const graph = def.build(saver);
+  let graph: RunnableGraph;
+  let state: StateSnapshot | undefined;
+  try {
+    graph = def.build(saver);
+    state = job.firstCheckpointAt ? await graph.getState(threadOf(job)) : undefined;
+  } catch (err) {
+    // The graph cannot be built or read on this worker (a throwing build, a module that fails to
+    // load): the attempt ends in the ledger like a failed run, so the job is retried and then
+    // fails with the reason, instead of waiting for its lease to expire and being claimed again.
+    const error: Record<string, unknown> = { ...describeError(err), code: 'graph_unavailable', graph: job.graph, attempt: job.attempt };
+    log('error', 'graph unavailable on this worker', { graph: job.graph, error: error.message });
+    return await endAttempt(signal, () => failAttempt(deps, job, error, log));
+  }
   const ctx: RunContext = { jobId, threadId: job.threadId, fencingToken: token, attempt: job.attempt, ledger, signal };
   // outputKeys: invoke returns the same channels getState reads as `values` (settle uses them).
   const outputKeys = stateKeys(graph);
@@ -191,7 +212,6 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
     // A LangGraph API run's static breakpoints, at every attempt of it (and its resumes).
     ...breakpointsOf(runRequestOf(job.metadata)),
   };
-  const state = job.firstCheckpointAt ? await graph.getState(threadOf(job)) : undefined;
   const readEffects = !job.firstCheckpointAt && claimed.mayHavePendingEffects;
   const decision = decide(job, readEffects ? await ledger.pendingEffects(jobId) : [], state);
   log('info', `decision: ${decision.action}`);
@@ -318,21 +338,43 @@ async function handleFailure(
         return { outcome: 'manual_reconcile', decision: d.action };
       case 'error': {
         const node = await failedNode(graph, job);
-        const error: Record<string, unknown> = { ...failure.error, node, attempt: job.attempt };
-        if (job.attempt >= job.maxAttempts) {
-          const end = await ledger.fail(jobId, token, { ...error, attemptsExhausted: true });
-          return { outcome: 'failed', decision: d.action, handOff: end.otherJobsOnThread };
-        }
-        const delay = backoffMs(job.attempt);
-        await ledger.retryLater(jobId, token, error, delay);
-        await redeliver(deps, jobId, delay);
-        log('warn', `attempt failed; retrying in ${delay} ms`, { error: error.message });
-        return { outcome: 'retry', decision: d.action };
+        return await failAttempt(deps, job, { ...failure.error, node, attempt: job.attempt }, log, d.action);
       }
     }
   } catch (inner) {
     if (classify(inner, signal).kind === 'lease_lost') return { outcome: 'lease_lost', decision: d.action };
     throw inner;
+  }
+}
+
+/** Ends a failed attempt: the job fails once its attempts are spent, otherwise it is retried after a backoff. */
+async function failAttempt(
+  deps: ExecuteDeps,
+  job: Job,
+  error: Record<string, unknown>,
+  log: ExecuteDeps['log'],
+  decision?: Decision['action'],
+): Promise<DeliveryOutcome> {
+  const { ledger } = deps;
+  const { jobId, fencingToken: token } = job;
+  if (job.attempt >= job.maxAttempts) {
+    const end = await ledger.fail(jobId, token, { ...error, attemptsExhausted: true });
+    return { outcome: 'failed', decision, handOff: end.otherJobsOnThread };
+  }
+  const delay = backoffMs(job.attempt);
+  await ledger.retryLater(jobId, token, error, delay);
+  await redeliver(deps, jobId, delay);
+  log('warn', `attempt failed; retrying in ${delay} ms`, { error: error.message });
+  return { outcome: 'retry', decision };
+}
+
+/** Runs an attempt's ending write; a lost lease means another claim owns the job now. */
+async function endAttempt(signal: AbortSignal, write: () => Promise<DeliveryOutcome>): Promise<DeliveryOutcome> {
+  try {
+    return await write();
+  } catch (err) {
+    if (classify(err, signal).kind === 'lease_lost') return { outcome: 'lease_lost' };
+    throw err;
   }
 }
 

@@ -19,14 +19,23 @@ export function pendingInterrupts(state: StateSnapshot | undefined): unknown[] {
 }
 
 /**
+ * The recovery table's first row: a claim past the job's last attempt (its lease expired, its
+ * worker died) fails it. Checked before anything else of the attempt, the graph's build included,
+ * so a job ends even when its graph cannot be built or read here.
+ */
+export function attemptsExhausted(job: Job): Extract<Decision, { action: 'fail' }> | undefined {
+  if (job.attempt <= job.maxAttempts) return undefined;
+  return { action: 'fail', error: { code: 'attempts_exhausted', message: `Gave up after ${job.maxAttempts} attempt(s).`, lastError: job.error ?? null } };
+}
+
+/**
  * The recovery table as a pure function. `state` is read only when the job has a checkpoint of
  * its own (`firstCheckpointAt`): a thread may carry earlier jobs' checkpoints, and the original
  * input is never re-sent to a thread where this job already has some.
  */
 export function decide(job: Job, pendingEffects: Array<{ effectKey: string; name: string }>, state: StateSnapshot | undefined): Decision {
-  if (job.attempt > job.maxAttempts) {
-    return { action: 'fail', error: { code: 'attempts_exhausted', message: `Gave up after ${job.maxAttempts} attempt(s).`, lastError: job.error ?? null } };
-  }
+  const exhausted = attemptsExhausted(job);
+  if (exhausted) return exhausted;
   if (!job.firstCheckpointAt) {
     if (pendingEffects.length > 0) return { action: 'manual', reason: 'effects_in_doubt_without_checkpoint', effects: pendingEffects };
     return job.attempt <= 1 && !job.recoveryReason ? { action: 'start' } : { action: 'replay', reason: job.recoveryReason ?? 'no_checkpoint' };
