@@ -15,7 +15,10 @@ describe('crons', () => {
   let redis: Awaited<ReturnType<typeof ownRedis>>;
   let env: NodeJS.ProcessEnv;
   const procs: Proc[] = [];
-  const add = (p: Proc) => (procs.push(p), p);
+  const add = (p: Proc) => {
+    procs.push(p);
+    return p;
+  };
 
   beforeAll(async () => {
     db = await testDb('crons');

@@ -3,7 +3,7 @@
 // time and within 1 s after it; after a FLUSHALL of Redis while it waits (this test's own
 // Redis), the reconciler delivers it from the ledger and it runs once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDb, testDb, waitFor } from '../support/db';
+import { type TestDb, testDb } from '../support/db';
 import { type Proc, queueConfigFor, stackEnv, waitForStatus } from '../support/stack';
 import { killAll, ownRedis, post, startProducer, startWorker } from './own-stack';
 
@@ -12,7 +12,10 @@ describe('delayed runs', () => {
   let redis: Awaited<ReturnType<typeof ownRedis>>;
   let url: string;
   const procs: Proc[] = [];
-  const add = (p: Proc) => (procs.push(p), p);
+  const add = (p: Proc) => {
+    procs.push(p);
+    return p;
+  };
 
   beforeAll(async () => {
     db = await testDb('delayed');

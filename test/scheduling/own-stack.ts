@@ -19,7 +19,10 @@ export async function ownRedis(port: number): Promise<{ url: string; flushAll():
     client.on('error', () => {});
     return client.connect().then(
       () => client,
-      () => (client.disconnect(), undefined),
+      () => {
+        client.disconnect();
+        return undefined;
+      },
     );
   };
   const admin = await waitFor(`redis-server on :${port}`, connect, 20_000, 100);
@@ -45,10 +48,18 @@ export async function startProducer(env: NodeJS.ProcessEnv, add: (p: Proc) => Pr
   return { proc, url };
 }
 
+/** The fields of the answers these tests read: an admission, a batch, a created cron. */
+export interface Answer {
+  jobId: string;
+  enqueued: boolean;
+  cronId: string;
+  results: Array<{ status: number; body: { jobId: string } }>;
+}
+
 /** POSTs JSON and returns the status and parsed body. */
-export async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
+export async function post(url: string, body: unknown): Promise<{ status: number; body: Answer }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as Answer };
 }
 
 /** Spawns a worker process and waits until it says it started (its BullMQ consumer is open). */

@@ -10,7 +10,10 @@ describe('priorities', () => {
   let db: TestDb;
   let redis: Awaited<ReturnType<typeof ownRedis>>;
   const procs: Proc[] = [];
-  const add = (p: Proc) => (procs.push(p), p);
+  const add = (p: Proc) => {
+    procs.push(p);
+    return p;
+  };
 
   beforeAll(async () => {
     db = await testDb('priority');
@@ -26,10 +29,10 @@ describe('priorities', () => {
     const env = stackEnv(queueConfigFor('redis', db.url, db.schema, redis.url), db.url, db.schema, { WORKER_CONCURRENCY: '1', LEASE_TTL_MS: '30000' });
     const { url } = await startProducer(env, add);
     await startWorker(env, 'prio-w1', add);
-    const slow = (await post(`${url}/v1/jobs`, { graph: 'echo', input: { steps: 1, sleepMs: 4_000 } })).body.jobId as string;
+    const slow = (await post(`${url}/v1/jobs`, { graph: 'echo', input: { steps: 1, sleepMs: 4_000 } })).body.jobId;
     await waitForStatus(db.ledger, slow, ['starting', 'running'], 60_000);
     const low = await post(`${url}/v1/jobs/batch`, { jobs: Array.from({ length: 50 }, () => ({ graph: 'echo', input: { steps: 1 }, priority: 10 })) });
-    const lowIds = (low.body.results as Array<{ status: number; body: { jobId: string } }>).map((r) => {
+    const lowIds = low.body.results.map((r) => {
       expect(r.status).toBe(202);
       return r.body.jobId;
     });

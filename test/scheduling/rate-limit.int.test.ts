@@ -16,7 +16,10 @@ describe('per-graph rate limit', () => {
   let db: TestDb;
   let redis: Awaited<ReturnType<typeof ownRedis>>;
   const procs: Proc[] = [];
-  const add = (p: Proc) => (procs.push(p), p);
+  const add = (p: Proc) => {
+    procs.push(p);
+    return p;
+  };
 
   beforeAll(async () => {
     db = await testDb('rate_limit');
