@@ -29,6 +29,21 @@ export interface PartitionCheck {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A harness read of the ledger, tried again for up to 60 s: on a loaded machine (or right after a
+ * PostgreSQL restart) one connection attempt can time out, and that must not end the run.
+ */
+export async function readRetrying<T>(read: () => Promise<T>, forMs = 60_000): Promise<T> {
+  for (const end = Date.now() + forMs; ; ) {
+    try {
+      return await read();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await sleep(500);
+    }
+  }
+}
 /** Rows the sweep and the producers write under an old token on the holder's behalf. */
 const NOT_THE_WORKERS = new Set(['enqueued', 'recovery_required']);
 
@@ -88,7 +103,7 @@ export class NetFaults {
       problems: [],
     };
     for (const { jobId, token } of held) {
-      const [events, effects] = await Promise.all([ledger.events(jobId), ledger.effects(jobId)]);
+      const [events, effects] = await readRetrying(() => Promise.all([ledger.events(jobId), ledger.effects(jobId)]));
       const mine = events.filter((e) => e.fencingToken === token && e.workerId === target && !NOT_THE_WORKERS.has(e.type));
       const after = mine.filter((e) => e.at.getTime() >= since);
       const effectsAfter = effects.filter((f) => f.fencingToken === token && f.updatedAt.getTime() >= since);
@@ -151,6 +166,8 @@ export class NetFaults {
 
 /** The leases `workerId` holds, from the ledger. */
 async function heldLeases(stack: Stack, workerId: string): Promise<Array<{ jobId: string; token: number }>> {
-  const pages = await Promise.all([stack.ledger.list({ status: 'starting', limit: 500 }), stack.ledger.list({ status: 'running', limit: 500 })]);
+  const pages = await readRetrying(() =>
+    Promise.all([stack.ledger.list({ status: 'starting', limit: 500 }), stack.ledger.list({ status: 'running', limit: 500 })]),
+  );
   return pages.flatMap((p) => p.jobs.filter((j) => j.leaseOwner === workerId).map((j) => ({ jobId: j.jobId, token: j.fencingToken })));
 }

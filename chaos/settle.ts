@@ -2,6 +2,7 @@
 // healing stay held (ARCHITECTURE.md, invariant 7), and when every job is terminal or parked.
 import { type Job, type Ledger, TERMINAL_STATUSES } from '../packages/ledger/src/index';
 import type { Submissions } from './clients';
+import { readRetrying } from './faults-net';
 import { listAllJobs } from './timeline';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -29,7 +30,7 @@ export interface LeaseWatch {
  */
 export async function watchLeases(ledger: Ledger, owner: string, since: number, timeoutMs: number): Promise<LeaseWatch> {
   const start = since;
-  const open = new Map((await leased(ledger)).filter((j) => j.leaseOwner === owner).map((j) => [j.jobId, j.fencingToken]));
+  const open = new Map((await readRetrying(() => leased(ledger))).filter((j) => j.leaseOwner === owner).map((j) => [j.jobId, j.fencingToken]));
   const watch: LeaseWatch = { owner, watched: open.size, longestMs: 0, jobId: null, stillHeld: [] };
   while (open.size > 0 && Date.now() - start < timeoutMs) {
     await sleep(100);
