@@ -1,37 +1,78 @@
 import { JsonPlusSerializer, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import type { PayloadCodec } from './crypto';
 
-/** Type prefix of a sealed checkpoint value: `sealed:<LangGraph's own type>`. */
+/** Type prefix of a sealed checkpoint value: `sealed:<LangGraph's own type>` (bound to no row, before 0.1 row binding). */
 const SEALED = 'sealed:';
-/** True for the type of a checkpoint value sealed by SealingSerializer. */
+/** Type prefix of a sealed checkpoint value bound to its row: `sealed:row:<LangGraph's own type>`. */
+const SEALED_ROW = 'sealed:row:';
+/** True for the type of a checkpoint value sealed by SealingSerializer (either format). */
 export const isSealedType = (type: string): boolean => type.startsWith(SEALED);
+/** True for a sealed checkpoint value of the older format, whose associated data names no row. */
+export const isUnboundSealedType = (type: string): boolean => isSealedType(type) && !type.startsWith(SEALED_ROW);
 
-/** Associated data of every sealed checkpoint value (blobs and pending writes). */
-const CONTEXT = 'checkpoint';
+/** LangGraph's own type of a checkpoint value, sealed or not. */
+export const innerType = (type: string): string =>
+  type.startsWith(SEALED_ROW) ? type.slice(SEALED_ROW.length) : isSealedType(type) ? type.slice(SEALED.length) : type;
+
+/** Associated data of the older, unbound format (every blob and write alike). */
+const UNBOUND = 'checkpoint';
+
+/** The associated data binding a checkpoint value to its row (and so to its thread, namespace and checkpoint). */
+export const checkpointContext = {
+  /** A channel value: checkpoint_blobs' key. */
+  blob: (threadId: string, ns: string, channel: string, version: string) => `checkpoint_blobs.blob:${JSON.stringify([threadId, ns, channel, version])}`,
+  /** A pending write: checkpoint_writes' key. */
+  write: (threadId: string, ns: string, checkpointId: string, taskId: string, idx: number) =>
+    `checkpoint_writes.blob:${JSON.stringify([threadId, ns, checkpointId, taskId, idx])}`,
+};
 
 /**
  * LangGraph's serializer with encryption at rest: every channel value and pending write is
  * serialized by JsonPlusSerializer, then sealed with the ledger's payload codec (AES-256-GCM
- * from RUNLEDGER_ENCRYPTION_KEY) and stored with type `sealed:<type>`. Values stored before
- * encryption was turned on (any other type) load as they are. Checkpoint metadata (step,
- * source, parents) stays readable: the savers serialize it with `plain`.
+ * from RUNLEDGER_ENCRYPTION_KEY). The savers call `dumpsBound`/`loadsBound` with the row's
+ * context (type `sealed:row:<type>`), so a value copied to another row fails to open. Values of
+ * the older unbound format (`sealed:<type>`) and values stored before encryption was turned on
+ * (any other type) load as they are. Checkpoint metadata (step, source, parents) stays
+ * readable: the savers serialize it with `plain`.
  */
 export class SealingSerializer implements SerializerProtocol {
   readonly plain = new JsonPlusSerializer();
 
-  constructor(private readonly codec: PayloadCodec) {}
+  constructor(readonly codec: PayloadCodec) {}
 
+  /** Serializes and seals `data` bound to the row `context` names (checkpointContext). */
+  async dumpsBound(data: unknown, context: string): Promise<[string, Uint8Array]> {
+    const [type, bytes] = await this.plain.dumpsTyped(data);
+    return [`${SEALED_ROW}${type}`, this.sealBytes(bytes, context)];
+  }
+
+  /** The value of a stored row; throws when a sealed value was moved from another row or altered. */
+  async loadsBound(type: string, data: Uint8Array | string, context: string): Promise<unknown> {
+    if (!isSealedType(type)) return this.plain.loadsTyped(type, data);
+    return this.plain.loadsTyped(innerType(type), this.openBytes(type, data, context));
+  }
+
+  /** The sealed bytes of a serialized value (a JSON envelope). */
+  sealBytes(bytes: Uint8Array, context: string): Uint8Array {
+    return new TextEncoder().encode(JSON.stringify(this.codec.seal(Buffer.from(bytes).toString('base64'), context)));
+  }
+
+  /** The serialized value inside sealed bytes stored in the row `context` names (ignored for the unbound format); throws like PayloadCodec.open. */
+  openBytes(type: string, data: Uint8Array | string, context: string): Uint8Array {
+    const text = typeof data === 'string' ? data : new TextDecoder().decode(data);
+    const opened = this.codec.open(JSON.parse(text), isUnboundSealedType(type) ? UNBOUND : context);
+    if (typeof opened !== 'string') throw new Error(`A sealed checkpoint value of type ${type} did not open to its serialized bytes.`);
+    return new Uint8Array(Buffer.from(opened, 'base64'));
+  }
+
+  /** Without a row: the older unbound format (only LangGraph's own pre-v4 pending-sends migration calls this). */
   async dumpsTyped(data: unknown): Promise<[string, Uint8Array]> {
     const [type, bytes] = await this.plain.dumpsTyped(data);
-    const envelope = this.codec.seal(Buffer.from(bytes).toString('base64'), CONTEXT);
-    return [`${SEALED}${type}`, new TextEncoder().encode(JSON.stringify(envelope))];
+    return [`${SEALED}${type}`, this.sealBytes(bytes, UNBOUND)];
   }
 
   async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
-    if (!isSealedType(type)) return this.plain.loadsTyped(type, data);
-    const text = typeof data === 'string' ? data : new TextDecoder().decode(data);
-    const opened = this.codec.open(JSON.parse(text), CONTEXT);
-    if (typeof opened !== 'string') throw new Error(`A sealed checkpoint value of type ${type} did not open to its serialized bytes.`);
-    return this.plain.loadsTyped(type.slice(SEALED.length), new Uint8Array(Buffer.from(opened, 'base64')));
+    if (type.startsWith(SEALED_ROW)) throw new Error(`A checkpoint value of type ${type} is bound to its row: load it through the saver.`);
+    return this.loadsBound(type, data, UNBOUND);
   }
 }

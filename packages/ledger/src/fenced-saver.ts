@@ -7,6 +7,7 @@ import type { PayloadCodec } from './crypto';
 import { wrapDbError } from './db';
 import { LeaseLostError } from './errors';
 import type { Ledger } from './ledger';
+import { RowBoundPostgresSaver } from './row-bound-saver';
 import { sql } from './sql';
 
 export interface Fence {
@@ -43,12 +44,12 @@ const bytes = (v: Uint8Array | undefined): Buffer | null => (v === undefined ? n
  * serializers, reads and `deleteThread`. Unfenced: the worker uses FencedPostgresSaver; this
  * class is its write path without the fence, which bench/saver.ts times on its own.
  */
-export class OneStatementPostgresSaver extends PostgresSaver {
+export class OneStatementPostgresSaver extends RowBoundPostgresSaver {
   constructor(
     protected readonly writePool: pg.Pool,
     options: FencedSaverOptions = {},
   ) {
-    super(writePool, options.codec && new SealingSerializer(options.codec), { schema: options.schema ?? 'public' });
+    super(writePool, options.codec, options.schema ?? 'public');
   }
 
   /**
