@@ -2,8 +2,11 @@
 // `npm run pack`. The repository itself runs and tests the TypeScript sources (tsx, vitest);
 // only the packed tarballs use these files. Dependencies stay external (each package's
 // package.json lists them); `onlyBundle: []` fails the build if a module of node_modules
-// would be copied in, which means a missing dependency.
+// would be copied in, which means a missing dependency. The producer's playground script is
+// the exception: a browser bundle (apps/producer/src/playground/bundle.ts) written after its build.
+import { writeFile } from 'node:fs/promises';
 import { defineConfig, type UserConfig } from 'tsdown';
+import { bundlePlayground } from './apps/producer/src/playground/bundle';
 
 const pkg = (cwd: string, entry: Record<string, string>, extra: Partial<UserConfig> = {}): UserConfig => ({
   cwd,
@@ -29,7 +32,18 @@ export default defineConfig([
   pkg('packages/runtime', { index: 'src/index.ts' }),
   pkg('packages/client', { index: 'src/index.ts', transaction: 'src/transaction.ts' }),
   pkg('apps/worker', { index: 'src/index.ts', main: 'src/main.ts' }),
-  pkg('apps/producer', { index: 'src/index.ts', main: 'src/main.ts' }, { copy: [{ from: 'src/dashboard/assets', to: 'dist' }] }),
+  // The playground's browser script (React and the SDK bundled in) is written beside the build.
+  pkg(
+    'apps/producer',
+    { index: 'src/index.ts', main: 'src/main.ts' },
+    {
+      copy: [
+        { from: 'src/dashboard/assets', to: 'dist' },
+        { from: 'src/playground/playground.css', to: 'dist' },
+      ],
+      onSuccess: async () => writeFile('apps/producer/dist/playground.js', await bundlePlayground()),
+    },
+  ),
   pkg(
     'apps/cli',
     { main: 'src/main.ts', start: 'src/start.ts', 'embedded-host': 'src/embedded-host.ts', 'parent-guard': 'src/parent-guard.ts' },

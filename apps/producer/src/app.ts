@@ -12,6 +12,7 @@ import { corsOptions, langGraphApi } from './langgraph-api';
 import { installMetrics, ProducerMetrics } from './metrics';
 import type { AppOptions, RouteDeps } from './options';
 import { answerOversizedBeforeBody } from './oversized-body';
+import { playgroundRoutes } from './playground/routes';
 import { actionRoutes } from './routes/actions';
 import { batchRoutes } from './routes/batch';
 import { cronRoutes } from './routes/crons';
@@ -43,7 +44,7 @@ function watchQueueErrors(app: FastifyInstance, queue: AppOptions['queue']): voi
 
 /**
  * Builds the producer's HTTP app: the /v1 API, /healthz, /readyz, /openapi.json with a UI at
- * /docs, the dashboard at /admin, Bull Board at /admin/queues and `/` redirecting to one of them. Nothing listens yet (call `listen` or `inject`);
+ * /docs, the dashboard at /admin, the LangGraph playground at /playground, Bull Board at /admin/queues and `/` redirecting to one of them. Nothing listens yet (call `listen` or `inject`);
  * closing the app leaves the ledger pool and the queue to the caller.
  */
 export function buildApp(options: AppOptions & SecuredAppOptions & ObservabilityOptions): FastifyInstance {
@@ -135,6 +136,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(healthRoutes, deps);
   void app.register(langGraphApi, deps);
   void app.register(dashboardRoutes, deps);
+  void app.register(playgroundRoutes);
   installMetrics(app, new ProducerMetrics(options.ledger, options.queue));
   void app.register(bullBoard, { queue: options.queue, ledgerJobUrl: options.ledgerJobUrl ?? ((id) => `/admin/jobs/${encodeURIComponent(id)}`) });
   watchQueueErrors(app, options.queue);

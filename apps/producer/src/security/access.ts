@@ -8,7 +8,10 @@ export const LOGOUT_PATH = '/admin/logout';
 /** The dashboard's stylesheet and scripts: the login page uses the stylesheet before anyone signs in. */
 const DASHBOARD_STATIC = '/admin/static/:name';
 
-const PUBLIC_ROUTES = new Set(['/', '/healthz', '/readyz', '/openapi.json', '/docs', LOGIN_PATH, LOGOUT_PATH, DASHBOARD_STATIC]);
+/** The playground's page and files: its API calls carry the key a person pastes into it. */
+const PLAYGROUND = ['/playground', '/playground/playground.js', '/playground/playground.css'];
+
+const PUBLIC_ROUTES = new Set(['/', '/healthz', '/readyz', '/openapi.json', '/docs', LOGIN_PATH, LOGOUT_PATH, DASHBOARD_STATIC, ...PLAYGROUND]);
 
 const isAdminRoute = (path: string) => path === '/metrics' || path === '/admin' || path.startsWith('/admin/');
 
