@@ -6,9 +6,7 @@ SELECT j.*,
        CASE WHEN j.status IN ('accepted', 'recovery_required') THEN
          (SELECT job_id FROM thread_holder(j.tenant, j.thread_id, j.job_id, j.seq))
        END AS blocked_by,
-       CASE WHEN j.status IN ('accepted', 'recovery_required', 'interrupted') THEN
-         graph_version_served(j.graph, j.graph_version)
-       END AS version_served
+       job_version_served(j.status, j.graph, j.graph_version) AS version_served
   FROM jobs j
  WHERE ($1::text IS NULL OR j.tenant = $1)
    AND ($2::text IS NULL OR j.status = $2)

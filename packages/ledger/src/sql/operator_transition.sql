@@ -27,7 +27,5 @@ WITH upd AS (
   SELECT job_id, $5, attempt, fencing_token, $6 FROM upd
 )
 SELECT upd.*,
-       CASE WHEN upd.status IN ('accepted', 'recovery_required', 'interrupted') THEN
-         graph_version_served(upd.graph, upd.graph_version)
-       END AS version_served
+       job_version_served(upd.status, upd.graph, upd.graph_version) AS version_served
   FROM upd;
