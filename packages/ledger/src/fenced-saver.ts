@@ -144,7 +144,8 @@ export class OneStatementPostgresSaver extends RowBoundPostgresSaver {
  * (`put_checkpoint.sql`, `put_writes.sql`) that share-locks the job
  * row while this fencing token holds the lease and writes only if it does; otherwise nothing
  * is written and it throws `LeaseLostError`. The attempt's first checkpoint moves the job
- * starting → running (with its `checkpointed` event) in that same statement.
+ * starting → running (with its `checkpointed` event) in that same statement; later ones use
+ * `put_checkpoint_running.sql`, the same fence without the move.
  */
 export class FencedPostgresSaver extends OneStatementPostgresSaver {
   /** Checkpoint or write calls this saver refused because the lease was lost. */
@@ -168,14 +169,24 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     return super.put(config, checkpoint, { ...metadata, [JOB_TAG]: this.fence.jobId } as CheckpointMetadata, newVersions);
   }
 
+  /** A put of this saver held its fence: the job is running under this token (or the lease is lost). */
+  private seenRunning = false;
+
   protected override async writeCheckpoint(data: unknown[]): Promise<void> {
     const values = [this.fence.jobId, this.fence.fencingToken, ...data];
+    // Once running, the same fence without the starting → running move (and the counting
+    // trigger its UPDATE fires): put_checkpoint_running.sql.
+    if (this.seenRunning) {
+      if (!(await this.statement('put_checkpoint_running', values)).held) this.refuse('checkpoint write');
+      return;
+    }
     let out = await this.statement('put_checkpoint', values);
     // The snapshot saw this attempt's job still starting, but a concurrent put of the same
     // attempt moved it first: not `starting` any more for `moved`, not yet `running` for `held`.
     // A fresh snapshot tells (one more round trip, never on the common path).
     if (!out.held && out.raced) out = await this.statement('put_checkpoint', values);
     if (!out.held) this.refuse('checkpoint write');
+    this.seenRunning = true;
   }
 
   protected override async writeWrites(data: unknown[]): Promise<void> {

@@ -36,6 +36,11 @@ const PREPARED = new Set([
   'record_effect_intent',
   'settle_effect',
   'list_pending_effects',
+  // Every worker runs these each sweep interval (1 s): planning them was most of their server CPU.
+  'fold_ledger_counts',
+  'expire_leases',
+  'list_undelivered',
+  'list_limited_graphs',
 ]);
 
 export const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
