@@ -27,13 +27,17 @@ Commands:
                              limit a graph's runs per interval and at once, fleet-wide
   limit-remove <graph>       lift a graph's limits
   reconcile [--grace-ms N]   one reconciler sweep now (redeliver, expire leases)
+  keys status                values per table still sealed with an older key; re-seal progress
+  keys rotate [--to KID] [--batch N]
+                             re-seal those values with the current (first) key of
+                             RUNLEDGER_ENCRYPTION_KEY, with a progress bar; resumable, safe live
   migrate                    apply the ledger and checkpoint migrations
   doctor                     check PostgreSQL, schema, queue and workers; say what to fix
   upgrade --graph G --from V1 --to V2 [--replay] [--job ID] [--note TEXT]
                              move waiting / parked jobs of G to version V2 (replay: start again
                              from the stored input when V2 cannot resume V1's checkpoints)
 
-Every command: --database-url URL, --schema NAME, --help; submit, jobs, job, crons, limits: --json
+Every command: --database-url URL, --schema NAME, --help; submit, jobs, job, crons, limits, keys status: --json
 Environment: DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS,
 RUNLEDGER_CONFIG (a langgraph.json; default ./langgraph.json when present).
 Without DATABASE_URL the CLI uses the stack of a running \`npm start\`.`;

@@ -1,30 +1,8 @@
 import { JsonPlusSerializer, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { innerType, isSealedType, isUnboundSealedType, rowBoundType, UNBOUND_CONTEXT as UNBOUND, unboundType } from './checkpoint-seal';
 import type { PayloadCodec } from './crypto';
 
-/** Type prefix of a sealed checkpoint value: `sealed:<LangGraph's own type>` (bound to no row, before 0.1 row binding). */
-const SEALED = 'sealed:';
-/** Type prefix of a sealed checkpoint value bound to its row: `sealed:row:<LangGraph's own type>`. */
-const SEALED_ROW = 'sealed:row:';
-/** True for the type of a checkpoint value sealed by SealingSerializer (either format). */
-export const isSealedType = (type: string): boolean => type.startsWith(SEALED);
-/** True for a sealed checkpoint value of the older format, whose associated data names no row. */
-export const isUnboundSealedType = (type: string): boolean => isSealedType(type) && !type.startsWith(SEALED_ROW);
-
-/** LangGraph's own type of a checkpoint value, sealed or not. */
-export const innerType = (type: string): string =>
-  type.startsWith(SEALED_ROW) ? type.slice(SEALED_ROW.length) : isSealedType(type) ? type.slice(SEALED.length) : type;
-
-/** Associated data of the older, unbound format (every blob and write alike). */
-const UNBOUND = 'checkpoint';
-
-/** The associated data binding a checkpoint value to its row (and so to its thread, namespace and checkpoint). */
-export const checkpointContext = {
-  /** A channel value: checkpoint_blobs' key. */
-  blob: (threadId: string, ns: string, channel: string, version: string) => `checkpoint_blobs.blob:${JSON.stringify([threadId, ns, channel, version])}`,
-  /** A pending write: checkpoint_writes' key. */
-  write: (threadId: string, ns: string, checkpointId: string, taskId: string, idx: number) =>
-    `checkpoint_writes.blob:${JSON.stringify([threadId, ns, checkpointId, taskId, idx])}`,
-};
+export { checkpointContext, innerType, isSealedType, isUnboundSealedType } from './checkpoint-seal';
 
 /**
  * LangGraph's serializer with encryption at rest: every channel value and pending write is
@@ -43,7 +21,7 @@ export class SealingSerializer implements SerializerProtocol {
   /** Serializes and seals `data` bound to the row `context` names (checkpointContext). */
   async dumpsBound(data: unknown, context: string): Promise<[string, Uint8Array]> {
     const [type, bytes] = await this.plain.dumpsTyped(data);
-    return [`${SEALED_ROW}${type}`, this.sealBytes(bytes, context)];
+    return [rowBoundType(type), this.sealBytes(bytes, context)];
   }
 
   /** The value of a stored row; throws when a sealed value was moved from another row or altered. */
@@ -68,11 +46,11 @@ export class SealingSerializer implements SerializerProtocol {
   /** Without a row: the older unbound format (only LangGraph's own pre-v4 pending-sends migration calls this). */
   async dumpsTyped(data: unknown): Promise<[string, Uint8Array]> {
     const [type, bytes] = await this.plain.dumpsTyped(data);
-    return [`${SEALED}${type}`, this.sealBytes(bytes, UNBOUND)];
+    return [unboundType(type), this.sealBytes(bytes, UNBOUND)];
   }
 
   async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
-    if (type.startsWith(SEALED_ROW)) throw new Error(`A checkpoint value of type ${type} is bound to its row: load it through the saver.`);
+    if (isSealedType(type) && !isUnboundSealedType(type)) throw new Error(`A checkpoint value of type ${type} is bound to its row: load it through the saver.`);
     return this.loadsBound(type, data, UNBOUND);
   }
 }

@@ -51,6 +51,7 @@ export type { Delivered } from './ledger-admission';
 export { listMigrations, type MigrateOptions, migrate, schemaVersion } from './migrate';
 export { type RateTake, takeRateToken } from './rate-buckets';
 export { connectionStringPassword, createRedactor, REDACTED, type Redactor, redactConnectionStrings, SENSITIVE_FIELDS } from './redaction';
+export { KeyRotation, type ResealPosition, type ResealReport, type ResealTick, type SealedCounts } from './reseal';
 export { type CheckpointRetention, pruneFinishedThreads, type RetentionOptions, type RetentionReport } from './retention';
 export { RunStreamLog, type StreamEvent } from './run-stream-log';
 export { ALL_STATUSES, canTransition, isTerminal, JobStatus, LEASED_STATUSES, TERMINAL_STATUSES, TRANSITIONS } from './states';

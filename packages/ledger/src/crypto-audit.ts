@@ -1,4 +1,4 @@
-import { isSealedType } from './checkpoint-serde';
+import { isSealedType } from './checkpoint-seal';
 import { isSealedEnvelope } from './crypto';
 import { type Queryable, wrapDbError } from './db';
 import { sql } from './sql';

@@ -164,4 +164,6 @@ export const sealContext = {
   effectError: (jobId: string, field: string) => `effects.error.${field}:${jobId}`,
   /** A payload inside an event's detail (the interrupt it parked on, the resume value it was given). */
   eventDetail: (jobId: string, field: string) => `job_events.detail.${field}:${jobId}`,
+  /** A chunk of a streamed run (run_stream_events.data). */
+  streamData: (jobId: string) => `run_stream_events.data:${jobId}`,
 };

@@ -27,6 +27,7 @@ const SEND_ROW_KEYED = `array[cw.type::bytea, cw.blob, cw.task_id::text::bytea, 
 export class RowBoundPostgresSaver extends PostgresSaver {
   constructor(pool: pg.Pool, codec: PayloadCodec | undefined, schema: string) {
     super(pool, codec && new SealingSerializer(codec), { schema });
+    // biome-ignore lint/complexity/useLiteralKeys: the parent's private statements, extended once here
     const statements = this['SQL_STATEMENTS'] as { SELECT_SQL: string; SELECT_PENDING_SENDS_SQL: string };
     const { SELECT_SQL: read, SELECT_PENDING_SENDS_SQL: sends } = statements;
     if (!read.includes(BLOB_ROW) || !read.includes(WRITE_ROW) || !sends.includes(SEND_ROW)) {

@@ -1,3 +1,4 @@
+import { sealContext } from './crypto';
 import { LeaseLostError } from './errors';
 import { LedgerCore } from './ledger-core';
 
@@ -10,7 +11,7 @@ export interface StreamEvent {
   data: unknown;
 }
 
-const sealContextOf = (jobId: string) => `run_stream_events.data:${jobId}`;
+const sealContextOf = sealContext.streamData;
 
 /**
  * The per-run stream log (`run_stream_events`): a worker appends the chunks of a streamed run

@@ -131,6 +131,17 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'limit-remove': { args: ['graph'], flags: [], run: async (ctx, a) => void (await (await import('./schedule')).removeLimit(ctx, a[0] as string)) },
+  keys: {
+    args: ['action'],
+    flags: ['to', 'batch'],
+    run: async (ctx, [action], f) => {
+      const keys = await import('./keys');
+      if (action === 'status') return void (await keys.keysStatus(ctx, f.json === true));
+      if (action !== 'rotate') throw new CliError(`keys takes status or rotate, got "${action}".`, 2);
+      const batch = str(f, 'batch');
+      return keys.keysRotate(ctx, { to: str(f, 'to'), batch: batch === undefined ? 200 : parseIntFlag('--batch', batch, 1, 10_000) });
+    },
+  },
   migrate: { args: [], flags: [], run: async (ctx) => void (await (await import('./migrate')).migrateSchema(ctx)) },
   doctor: { args: [], flags: [], run: async (ctx) => (await import('./doctor')).doctor(ctx) },
   upgrade: {
