@@ -33,6 +33,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   'round-trips': () => import('./round-trips'),
   'stream-log': () => import('./stream-log'),
   'stream-e2e': () => import('./stream-e2e'),
+  'stream-cost': () => import('./stream-cost'),
   'redis-retention': () => import('./redis-retention'),
   'scale-migration': () => import('./scale-migration'),
   scale: () => import('./scale'),

@@ -182,8 +182,10 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     // Long enough to be cancelled mid-run (it would end 'success' otherwise), short enough not to hold the test.
     const slow = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1, sleepMs: 6_000 } });
     await waitFor('the slow run to start', async () => (await client.runs.get(thread.thread_id, slow.run_id)).status === 'running');
-    const next = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1 }, multitaskStrategy: 'interrupt' });
-    expect(await client.runs.join(thread.thread_id, next.run_id)).toMatchObject({ done: 1 });
+    // An interrupted run keeps what it checkpointed, its input included: without sleepMs 0 the new
+    // run would inherit the slow run's 6 s sleep from the thread's state (echo's channels keep the last value).
+    const next = await client.runs.create(thread.thread_id, 'echo', { input: { steps: 1, sleepMs: 0 }, multitaskStrategy: 'interrupt' });
+    expect(await client.runs.join(thread.thread_id, next.run_id)).toMatchObject({ done: 1, sleepMs: 0 });
     expect((await client.runs.get(thread.thread_id, slow.run_id)).status).toBe('interrupted');
 
     const hitl = await client.threads.create();
