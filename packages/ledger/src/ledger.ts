@@ -204,10 +204,12 @@ export class Ledger extends AdmissionLedger {
    * Moves waiting or parked jobs of `graph` from version `from` to `to` (see upgrade_jobs.sql): a
    * job with checkpoints moves only when a worker announced `to` as able to resume `from`, or with
    * `replay` (from its stored input; refused while an effect is in doubt). Throws LedgerError
-   * INVALID_REQUEST when no worker ever announced `to` for the graph (start those workers first).
+   * INVALID_REQUEST when `to` is `from`, or when no worker ever announced `to` for the graph
+   * (start those workers first).
    */
   async upgrade(req: UpgradeRequest): Promise<UpgradeResult> {
     const { graph, from, to } = req;
+    if (from === to) throw new LedgerError('INVALID_REQUEST', `Jobs of ${graph}@${from} are on ${to} already: give the version to move them to.`);
     const known = (await this.q('find_version_announcement', [graph, to, from])).rows[0];
     if (!known?.announced) {
       throw new LedgerError('INVALID_REQUEST', `No worker has announced ${graph}@${to}; start workers serving it before moving jobs to it.`);

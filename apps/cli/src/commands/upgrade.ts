@@ -25,7 +25,7 @@ export function refusalText(reason: string, o: Pick<UpgradeOptions, 'graph' | 'f
 /**
  * `runledger upgrade --graph G --from v1 --to v2 [--replay] [--job ID]`: moves waiting and parked
  * jobs of G from v1 to v2 (recorded as `upgraded` in each timeline) and delivers the ones ready to
- * run. Exit 1 when any job was refused (each named with the reason), 2 when v2 is unknown.
+ * run. Exit 1 when any job was refused (each named with the reason), 2 when v2 is unknown or is v1.
  */
 export async function upgrade(ctx: CliContext, o: UpgradeOptions): Promise<number> {
   let result: UpgradeResult;

@@ -27,6 +27,12 @@ ${csrf}<h3>${title}</h3>${fields}
 
 const note = html`<label>Note <input name="note" maxlength="500" placeholder="why (kept in the timeline)"></label>`;
 
+/** A job an operator may move to another version: it has one, and waits for a worker serving it or is parked. */
+function waitsForVersion(job: Job): boolean {
+  if (job.graphVersion === null) return false;
+  return job.status === 'interrupted' || ((job.status === 'accepted' || job.status === 'recovery_required') && job.versionServed === false);
+}
+
 function actions(job: Job, csrf: Html): Html {
   if (isTerminal(job.status)) return html``;
   const forms: Html[] = [];
@@ -62,6 +68,19 @@ function actions(job: Job, csrf: Html): Html {
       ),
     );
   }
+  if (waitsForVersion(job)) {
+    forms.push(
+      confirmForm(
+        csrf,
+        job,
+        'upgrade',
+        'Upgrade',
+        `Run this job on the version above instead of ${job.graph}@${job.graphVersion}; its timeline records the move.`,
+        html`<label>To version <input name="to" required maxlength="200" placeholder="v2"></label>
+<label class="option"><input type="checkbox" name="replay" value="yes"> Replay from the stored input if that version cannot resume its checkpoints</label>${note}`,
+      ),
+    );
+  }
   forms.push(confirmForm(csrf, job, 'cancel', 'Cancel', 'Stop this job for good; a running attempt loses its lease.', note));
   return html`<section class="actions"><h2>Actions</h2>${forms}</section>`;
 }
@@ -92,10 +111,18 @@ function effects(list: Effect[]): Html {
   return html`<table class="effects"><thead><tr><th>Key</th><th>Name</th><th>Status</th><th>Attempts</th><th>Result / error</th></tr></thead><tbody>${list.map(row)}</tbody></table>`;
 }
 
+/** Why a job no live worker serves does not run (or would not, once resumed). */
+function versionWait(j: Job, item: (k: string, v: unknown) => Html): Html | string {
+  if (j.versionServed !== false) return '';
+  const pair = html`<span class="mono">${j.graph}@${j.graphVersion ?? '*'}</span>`;
+  return item('Served by', html`no live worker serves ${pair}: ${j.status === 'interrupted' ? 'a resume would wait for one' : 'the job waits for one'}`);
+}
+
 function summary(d: JobPageData): Html {
   const j = d.job;
   const item = (k: string, v: unknown) => html`<dt>${k}</dt><dd>${v}</dd>`;
   return html`<dl class="summary">${item('Status', badge(j.status))}${item('Graph', j.graph)}${item('Thread', j.threadId === j.jobId ? html`<span class="muted">its own (same id as the job)</span>` : html`<a class="mono" href="/admin?threadId=${encodeURIComponent(j.threadId)}">${j.threadId}</a>`)}
+${item('Version', j.graphVersion === null ? html`<span class="muted">any</span>` : html`<span class="mono">${j.graphVersion}</span>`)}${versionWait(j, item)}
 ${item('Tenant', j.tenant)}${item('Attempt', `${j.attempt} of ${j.maxAttempts}`)}${item('Fencing token', j.fencingToken)}${item('Lease', j.leaseOwner ? `${j.leaseOwner} until ${time(j.leaseExpiresAt)}` : '–')}
 ${item('Accepted', time(j.acceptedAt))}${item('Started', time(j.startedAt))}${item('First checkpoint', time(j.firstCheckpointAt))}${item('Finished', time(j.completedAt))}
 ${j.blockedBy ? item('Waiting for', html`job <a class="mono" href="/admin/jobs/${encodeURIComponent(j.blockedBy)}">${j.blockedBy}</a>, which holds its thread`) : ''}${item('Deliveries', j.deliveries)}${item('Checkpoints', d.checkpoints.count ? html`${d.checkpoints.count} · latest <span class="mono">${d.checkpoints.latestId}</span>` : '0')}

@@ -4,8 +4,9 @@ import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import { deliverWithin, handOffWithin } from '../delivery';
 import { ApiError } from '../http-errors';
+import { upgradeJob } from '../job-upgrade';
 
-export const DASHBOARD_ACTIONS = ['cancel', 'resume', 'replay', 'resolve'] as const;
+export const DASHBOARD_ACTIONS = ['cancel', 'resume', 'replay', 'resolve', 'upgrade'] as const;
 export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
 
 export interface ActionDeps {
@@ -31,8 +32,8 @@ function resumeValue(form: ActionForm): unknown {
 }
 
 /**
- * Performs a confirmed dashboard action with the ledger verbs the /v1 action routes use; resume
- * and replay are delivered at once like there, and cancel and resolve hand the thread on
+ * Performs a confirmed dashboard action with the ledger verbs the /v1 action routes use; resume,
+ * replay and an upgrade (unless the job stays parked) are delivered at once like there, and cancel and resolve hand the thread on
  * (deliverWithin, handOffWithin; the reconciler covers a queue outage). Throws ApiError 400 without the confirmation or with a bad field, and the ledger's
  * errors (InvalidTransitionError when the job's state forbids the action, NotFoundError).
  */
@@ -63,12 +64,20 @@ export async function performAction(
       if (outcome !== 'completed' && outcome !== 'failed') throw new ApiError(400, 'invalid_request', 'Choose the outcome: completed or failed.');
       return handOff(await ledger.resolve(jobId, outcome, noteOf(form)));
     }
+    case 'upgrade': {
+      const to = form.to?.trim();
+      if (!to) throw new ApiError(400, 'invalid_request', 'Give the version to move the job to.');
+      const job = await upgradeJob(ledger, jobId, { to: to.slice(0, 200), replay: form.replay === 'yes', note: noteOf(form) }, undefined, 'tick “Replay”');
+      return job.status === 'interrupted' ? { job } : deliver(job);
+    }
   }
 }
 
 /** The line the job page shows after an action. */
 export function actionNotice(action: DashboardAction, enqueued: boolean | undefined): string {
-  const done = { cancel: 'Cancelled.', resume: 'Resume requested.', replay: 'Replay requested.', resolve: 'Resolved.' }[action];
+  const done = { cancel: 'Cancelled.', resume: 'Resume requested.', replay: 'Replay requested.', resolve: 'Resolved.', upgrade: 'Moved to the new version.' }[
+    action
+  ];
   if (enqueued === undefined) return done;
   return `${done} ${enqueued ? 'Delivered to the queue.' : 'The queue did not answer; the reconciler will deliver it.'}`;
 }

@@ -2,20 +2,13 @@ import type { Job } from '@runledger/ledger';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { deliverWithin, handOffWithin } from '../delivery';
-import { ApiError } from '../http-errors';
+import { upgradeJob } from '../job-upgrade';
 import type { RouteDeps } from '../options';
 import { ActionResult, CancelBody, ErrorBody, JobIdParams, ReplayBody, ResolveBody, ResumeBody, UpgradeBody } from '../schemas';
 import { tenantScope } from '../security';
 import { jobDetail } from '../views';
 
 const responses = { 200: ActionResult, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 415: ErrorBody, 503: ErrorBody };
-
-/** Why an upgrade left a job where it was, for the 409 answer. */
-const UPGRADE_REFUSALS: Record<string, string> = {
-  incompatible: 'its checkpoints were written by a version the new one does not declare it can resume; send replay: true to run it again from its stored input',
-  effects_in_doubt: 'an effect of it is in doubt (pending), so it cannot be replayed; resolve that first',
-  thread_shared: 'other jobs of its thread wrote checkpoints, which a replay would discard',
-};
 
 /**
  * The operator actions: cancel, resume, replay, resolve. 409 invalid_state when the job's state
@@ -67,22 +60,7 @@ export async function actionRoutes(app: FastifyInstance, deps: RouteDeps): Promi
     'Move a waiting or parked job to another version of its graph (recorded as `upgraded`); 409 when that version cannot resume its checkpoints and no replay was asked',
     UpgradeBody,
     async (jobId, body: z.infer<typeof UpgradeBody>, log, tenant) => {
-      const job = await ledger.get(jobId, tenant);
-      if (job.graphVersion === null || job.graphVersion === body.to)
-        throw new ApiError(409, 'invalid_state', `Job ${jobId} runs ${job.graph}@${job.graphVersion ?? '*'}; nothing to upgrade.`);
-      const up = await ledger.upgrade({ graph: job.graph, from: job.graphVersion, to: body.to, replay: body.replay, jobId, tenant, note: body.note });
-      const moved = up.jobs[0];
-      if (!moved)
-        throw new ApiError(
-          409,
-          'invalid_state',
-          `Job ${jobId} is ${job.status}: only accepted, recovery_required or interrupted jobs move to another version.`,
-        );
-      if (!moved.moved) {
-        const why = UPGRADE_REFUSALS[moved.refused ?? ''] ?? moved.refused;
-        throw new ApiError(409, 'upgrade_refused', `Job ${jobId} stays on ${job.graph}@${job.graphVersion}: ${why}.`);
-      }
-      const now = await ledger.get(jobId, tenant);
+      const now = await upgradeJob(ledger, jobId, { to: body.to, replay: body.replay, note: body.note }, tenant, 'send replay: true');
       return now.status === 'interrupted' ? detail(now) : redeliver(now, log);
     },
   );
