@@ -1,5 +1,5 @@
 import { Crons, type Ledger } from '@runledger/ledger';
-import type { DeliveryData } from '@runledger/queue';
+import { type DeliveryData, PeriodicPass } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import { sendAdmittedWithin } from './delivery';
@@ -21,31 +21,34 @@ export interface CronTickerOptions {
  * one; the ledger makes sure each scheduled time is handled once.
  */
 export class CronTicker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly passes: PeriodicPass<void>;
   private readonly crons: Crons;
 
   constructor(private readonly options: CronTickerOptions) {
     this.crons = new Crons(options.ledger);
+    // fire() logs its own failures; the pass never throws.
+    this.passes = new PeriodicPass(
+      () => this.fire(),
+      options.tickMs,
+      () => {},
+    );
   }
 
+  /** Fires every `tickMs`; with `tickMs` 0 never (another producer does). */
   start(): void {
-    if (this.options.tickMs <= 0) return;
-    this.timer ??= setInterval(() => {
-      this.running ??= this.tick().finally(() => {
-        this.running = undefined;
-      });
-    }, this.options.tickMs);
+    this.passes.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
-  /** One firing pass now; never throws (a failed pass is logged and the next one retries). */
-  async tick(): Promise<void> {
+  /** One firing pass now (or the one in flight); never throws (a failed pass is logged and the next one retries). */
+  tick(): Promise<void> {
+    return this.passes.runOnce();
+  }
+
+  private async fire(): Promise<void> {
     const { ledger, queue, log } = this.options;
     try {
       const admitted = await this.crons.fireDue({ graceMs: this.options.graceMs });

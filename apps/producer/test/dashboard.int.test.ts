@@ -166,6 +166,22 @@ describe('dashboard actions', () => {
     expect(await h.db.ledger.get(waiting.jobId)).toMatchObject({ blockedBy: null, deliveries: 2 });
     expect((await openJobPage(waiting.jobId)).body).not.toContain('Waiting for');
   });
+
+  it('shows why a job held back by its graph limit waits, until it runs', async () => {
+    const graph = `dash-limited-${Date.now()}`;
+    await h.db.ledger.setGraphLimit(graph, { maxConcurrent: 1 });
+    const running = (await h.db.ledger.admit({ graph, input: {} })).job;
+    const waiting = (await h.db.ledger.admit({ graph, input: {} })).job;
+    const first = await h.db.ledger.claimLimited(running.jobId, 'dash-worker');
+    if (!first.ok) throw new Error(first.reason);
+    expect(await h.db.ledger.claimLimited(waiting.jobId, 'dash-worker')).toMatchObject({ ok: false, reason: 'rate_limited' });
+    const { body } = await openJobPage(waiting.jobId);
+    expect(body).toContain(`<dt>Held back</dt><dd>by the limit of graph ${graph}: at most 1 of its runs may hold a lease at once, and that many do.`);
+    await h.db.ledger.complete(running.jobId, first.job.fencingToken, {});
+    expect((await h.db.ledger.claimLimited(waiting.jobId, 'dash-worker')).ok).toBe(true);
+    expect((await openJobPage(waiting.jobId)).body).not.toContain('Held back');
+    await h.db.ledger.removeGraphLimit(graph);
+  });
 });
 
 describe('dashboard charts and files', () => {

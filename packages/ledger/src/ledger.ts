@@ -24,7 +24,7 @@ export interface GraphLimit {
   maxConcurrent: number | null;
   /** Leased runs of the graph now. */
   running: number;
-  /** Accepted jobs of the graph whose latest claim was held back by the limit. */
+  /** Waiting jobs of the graph (accepted or recovery_required) held back by the limit in their current attempt. */
   heldBack: number;
 }
 
@@ -106,7 +106,9 @@ export class Ledger extends AdmissionLedger {
    * locked, the claim made, and kept only when the graph stays within its limits (runs per
    * interval, leased runs across the fleet); otherwise it is rolled back and the answer is
    * `rate_limited` with `dueInMs`, when to try again (spread over the graph's waiting jobs, so
-   * they do not all wake at once), and the job's timeline says so once (`rate_limited` event).
+   * they do not all wake at once), and the job's timeline says so once per attempt (`rate_limited`
+   * event, also when the claim gave up waiting for the limit row behind other claims: `contention`).
+   * A job that no longer waits by then (another delivery claimed it) is refused as `claim` would.
    * Without a limit row this is `claim` in a transaction.
    */
   async claimLimited(
@@ -115,7 +117,7 @@ export class Ledger extends AdmissionLedger {
     ttlMs = this.leaseTtlMs,
     options: { startGraphs?: readonly string[]; serves?: readonly string[] } = {},
   ): Promise<ClaimResult> {
-    let held: { graph: string; detail: Record<string, unknown> } | undefined;
+    let heldFor: string | undefined;
     const claim = await this.inTransaction(async (client) => {
       await this.q('set_local_lock_timeout', [LIMIT_LOCK_WAIT], client);
       const limit = (await this.q('lock_graph_limit', [jobId], client)).rows[0];
@@ -127,27 +129,34 @@ export class Ledger extends AdmissionLedger {
         const base = check.reason === 'rate' ? Number(check.rate_retry_ms) : 250;
         // Spread the waiting jobs' retries over the time the backlog needs, so each slot wakes a few, not all.
         const spread = (interval * Math.max(1, Number(check.waiting))) / Math.max(1, Number(check.max_per_interval ?? check.max_concurrent ?? 1));
-        const dueInMs = Math.ceil(base + Math.random() * Math.min(spread, 60_000));
-        const detail = {
-          graph: limit.graph,
-          reason: check.reason,
-          maxPerInterval: check.max_per_interval,
-          intervalMs: check.interval_ms,
-          maxConcurrent: check.max_concurrent,
-        };
-        held = { graph: limit.graph, detail };
-        throw new HeldBack(dueInMs);
+        heldFor = check.reason as string;
+        throw new HeldBack(Math.ceil(base + Math.random() * Math.min(spread, 60_000)));
       }
       await this.q('record_graph_claim', [limit.graph], client);
       return claimed;
     }).catch((err) => {
       if (err instanceof HeldBack) return { ok: false as const, reason: 'rate_limited' as const, status: 'accepted' as const, dueInMs: err.dueInMs };
-      // Claims of the graph queued on its limit row for longer than LIMIT_LOCK_WAIT: try again later, spread.
-      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE)
+      // Claims of the graph queued on its limit row for longer than LIMIT_LOCK_WAIT: held back as
+      // well (a busy limit is what makes them queue), tried again later, spread.
+      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) {
+        heldFor = 'contention';
         return { ok: false as const, reason: 'rate_limited' as const, dueInMs: 250 + Math.ceil(Math.random() * 2_000) };
+      }
       throw err;
     });
-    if (held) await this.q('record_rate_limited', [jobId, json(held.detail)]);
+    // After the rollback, outside the limit row's lock; once per episode (record_rate_limited.sql),
+    // even when two deliveries of the job are refused at once (the lock).
+    const reason = heldFor;
+    if (!reason) return claim;
+    const status = await this.inTransaction(async (client) => {
+      await this.q('lock_rate_limited_event', [jobId], client);
+      return (await this.q('record_rate_limited', [jobId, reason], client)).rows[0]?.status as JobStatus | undefined;
+    });
+    // Another delivery of the job claimed it meanwhile (or it ended): answer as the claim would.
+    if (status === undefined) return { ok: false, reason: 'not_found' };
+    if (TERMINAL_STATUSES.includes(status)) return { ok: false, reason: 'terminal', status };
+    if (status === 'interrupted' || status === 'manual_reconcile') return { ok: false, reason: 'parked', status };
+    if (status !== 'accepted' && status !== 'recovery_required') return { ok: false, reason: 'lease_held', status };
     return claim;
   }
 

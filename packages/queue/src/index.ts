@@ -18,6 +18,7 @@ export {
   sendAdmitted,
   settleWithin,
 } from './delivery';
+export { PeriodicPass } from './periodic-pass';
 export { Reconciler, type ReconcilerOptions, type SweepReport } from './reconciler';
 export { DEFAULT_RETENTION, type DeliveryRetention, deliveryJobOptions, KEPT_LOG_LINES } from './retention';
 

@@ -1,6 +1,7 @@
 import type { Ledger } from '@runledger/ledger';
 import type { Queue } from 'bullmq';
 import { type DeliveryData, deliver, isQueued } from './delivery';
+import { PeriodicPass } from './periodic-pass';
 
 export interface ReconcilerOptions {
   /** Time between sweeps. Default 1000 ms. */
@@ -23,8 +24,7 @@ export interface SweepReport {
  * again. Runs in every worker; the ledger's SKIP LOCKED and delivery counter keep it idempotent.
  */
 export class Reconciler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<SweepReport> | undefined;
+  private readonly sweeps: PeriodicPass<SweepReport>;
   readonly intervalMs: number;
 
   constructor(
@@ -33,26 +33,24 @@ export class Reconciler {
     private readonly options: ReconcilerOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 1_000;
+    this.sweeps = new PeriodicPass(
+      () => this.sweep(),
+      this.intervalMs,
+      (err) => this.options.log?.('warn', 'reconciler sweep failed', { error: (err as Error).message }),
+    );
   }
 
   start(): void {
-    this.timer ??= setInterval(() => {
-      this.sweepOnce().catch((err) => this.options.log?.('warn', 'reconciler sweep failed', { error: (err as Error).message }));
-    }, this.intervalMs);
+    this.sweeps.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => {});
+  stop(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   /** One sweep now (overlapping calls share the one in flight). */
   sweepOnce(): Promise<SweepReport> {
-    this.running ??= this.sweep().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.sweeps.runOnce();
   }
 
   private async sweep(): Promise<SweepReport> {

@@ -118,14 +118,34 @@ function versionWait(j: Job, item: (k: string, v: unknown) => Html): Html | stri
   return item('Served by', html`no live worker serves ${pair}: ${j.status === 'interrupted' ? 'a resume would wait for one' : 'the job waits for one'}`);
 }
 
+/**
+ * Why a waiting job is held back by its graph's limit: the `rate_limited` event of its current
+ * attempt (record_rate_limited.sql writes one per attempt), or nothing once it ran or left.
+ */
+function heldBack(d: JobPageData): string | null {
+  const j = d.job;
+  if (j.status !== 'accepted' && j.status !== 'recovery_required') return null;
+  const e = [...d.events].reverse().find((x) => x.type === 'rate_limited');
+  if (!e || e.attempt !== j.attempt) return null;
+  const { graph, reason, maxPerInterval, intervalMs, maxConcurrent } = e.detail as Record<string, unknown>;
+  const why =
+    reason === 'rate'
+      ? `at most ${maxPerInterval} claims per ${intervalMs} ms, and the window is full`
+      : reason === 'concurrency'
+        ? `at most ${maxConcurrent} of its runs may hold a lease at once, and that many do`
+        : 'other claims of the graph were queued on its limit';
+  return `by the limit of graph ${String(graph)}: ${why}. It waits in the queue (delayed) and tries again, never failed.`;
+}
+
 function summary(d: JobPageData): Html {
   const j = d.job;
+  const held = heldBack(d);
   const item = (k: string, v: unknown) => html`<dt>${k}</dt><dd>${v}</dd>`;
   return html`<dl class="summary">${item('Status', badge(j.status))}${item('Graph', j.graph)}${item('Thread', j.threadId === j.jobId ? html`<span class="muted">its own (same id as the job)</span>` : html`<a class="mono" href="/admin?threadId=${encodeURIComponent(j.threadId)}">${j.threadId}</a>`)}
 ${item('Version', j.graphVersion === null ? html`<span class="muted">any</span>` : html`<span class="mono">${j.graphVersion}</span>`)}${versionWait(j, item)}
 ${item('Tenant', j.tenant)}${item('Attempt', `${j.attempt} of ${j.maxAttempts}`)}${item('Fencing token', j.fencingToken)}${item('Lease', j.leaseOwner ? `${j.leaseOwner} until ${time(j.leaseExpiresAt)}` : '–')}
 ${item('Accepted', time(j.acceptedAt))}${item('Started', time(j.startedAt))}${item('First checkpoint', time(j.firstCheckpointAt))}${item('Finished', time(j.completedAt))}
-${j.blockedBy ? item('Waiting for', html`job <a class="mono" href="/admin/jobs/${encodeURIComponent(j.blockedBy)}">${j.blockedBy}</a>, which holds its thread`) : ''}${item('Deliveries', j.deliveries)}${item('Checkpoints', d.checkpoints.count ? html`${d.checkpoints.count} · latest <span class="mono">${d.checkpoints.latestId}</span>` : '0')}
+${j.blockedBy ? item('Waiting for', html`job <a class="mono" href="/admin/jobs/${encodeURIComponent(j.blockedBy)}">${j.blockedBy}</a>, which holds its thread`) : ''}${held ? item('Held back', held) : ''}${item('Deliveries', j.deliveries)}${item('Checkpoints', d.checkpoints.count ? html`${d.checkpoints.count} · latest <span class="mono">${d.checkpoints.latestId}</span>` : '0')}
 ${item('Trace', d.traceId ? html`<span class="mono">${d.traceId}</span>` : '–')}${item('Idempotency key', j.idempotencyKey ?? '–')}</dl>`;
 }
 
