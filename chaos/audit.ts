@@ -1,6 +1,6 @@
 // The end-of-run audit: every invariant of ARCHITECTURE.md, Invariants, read back from the ledger and from what
 // the clients were answered. Violations fail the run; warnings are reported beside them.
-import { chaosAudit, ExampleBookings, type Job, type OrphanCount, TERMINAL_STATUSES } from '../packages/ledger/src/index';
+import { chaosAudit, ExampleBookings, type Job, type OrphanCount, TERMINAL_STATUSES, type WrongVersionCount } from '../packages/ledger/src/index';
 import type { Submissions } from './clients';
 import type { Stack } from './stack';
 import { fencingProblems, listAllJobs, toolReport, unfinishedResult } from './timeline';
@@ -26,6 +26,8 @@ export interface Audit {
   effects: { duplicateEffects: number; silentDuplicates: number; missingBookings: number; effectRetries: number; details: string[] };
   tools: { entries: Record<string, number>; bookings: Record<string, number>; reentriesAfterCommit: number };
   fencing: { staleWritesApplied: number; problems: string[] };
+  /** Rows (claims, steps, checkpoints, ends) a worker wrote for a job of a version it did not serve, from job_events and workers.info. */
+  versions: WrongVersionCount;
   idempotency: {
     keysAnsweredWithTwoJobs: string[];
     ledgerMismatches: string[];
@@ -79,6 +81,7 @@ export async function auditRun(stack: Stack, submissions: Submissions, warnings:
     effects: { duplicateEffects: 0, silentDuplicates: 0, missingBookings: 0, effectRetries: 0, details: [] },
     tools: { entries: { flight: 0, hotel: 0, car: 0 }, bookings: { flight: 0, hotel: 0, car: 0 }, reentriesAfterCommit: 0 },
     fencing: { staleWritesApplied: 0, problems: [] },
+    versions: await chaosAudit.wrongVersionSteps(stack.pool),
     idempotency: idempotencyChecks(submissions, byId),
     evidence: {},
   };

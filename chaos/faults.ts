@@ -2,6 +2,7 @@
 // (or a real bug) brought down. Worker restarts and SIGCONTs run in the background so the
 // schedule keeps its pace; infrastructure faults run one at a time.
 import { ChaosRedisCluster } from './cluster';
+import { DeployFault } from './faults-deploy';
 import { NET_FAULT_KINDS, NetFaults } from './faults-net';
 import type { Rng } from './prng';
 import type { Stack } from './stack';
@@ -16,6 +17,8 @@ export const FAULT_KINDS = [
   'postgres_restart',
   'producer_crash_after_commit',
   ...NET_FAULT_KINDS,
+  // A rolling deploy of a new graph version (chaos/faults-deploy.ts).
+  'deploy',
   // Redis Cluster runs only (`--cluster`), in place of redis_flushall, redis_restart and redis_partition.
   'redis_master_kill',
 ] as const;
@@ -51,6 +54,7 @@ export class FaultInjector {
   private infra: Promise<void> = Promise.resolve();
   private readonly stack: Stack;
   readonly net: NetFaults;
+  readonly deploys: DeployFault;
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -60,6 +64,7 @@ export class FaultInjector {
   ) {
     this.stack = supervisor.stack;
     this.net = new NetFaults(supervisor, rng);
+    this.deploys = new DeployFault(supervisor, rng);
   }
 
   private record(kind: FaultKind, target?: string, detail?: string): void {
@@ -73,6 +78,7 @@ export class FaultInjector {
     if (kind === 'producer_crash_after_commit') return this.supervisor.ownProducer(() => this.producerCrash());
     if (kind === 'link_latency') return this.record(kind, 'every worker link', this.net.latency());
     if (kind === 'pg_partition' || kind === 'redis_partition') return this.netFault(kind);
+    if (kind === 'deploy') return this.record(kind, 'every worker and the producer', await this.deploys.deploy());
     const run = this.infra.then(() => this.infraFault(kind));
     this.infra = run.catch(() => {});
     await run;

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Audit } from './audit';
 import type { FaultKind, FaultRecord } from './faults';
+import type { DeployRecord } from './faults-deploy';
 import type { PartitionCheck } from './faults-net';
 import type { ProgressSample } from './progress';
 import type { LeaseWatch } from './settle';
@@ -10,6 +11,8 @@ import type { LeaseWatch } from './settle';
 export interface RunResult {
   seed: number;
   mode: string;
+  /** Set when the schedule was ended early (`--stop-at`, SIGUSR2): the audit covers only the jobs submitted until then. */
+  partial?: { reason: string; jobsSubmitted: number; jobsPlanned: number; faultsPlanned: number };
   startedAt: string;
   durationMs: number;
   config: Record<string, unknown>;
@@ -18,6 +21,8 @@ export interface RunResult {
   leaseAfterLastFault: LeaseWatch & { boundMs: number; marginMs: number };
   /** Each worker cut off from PostgreSQL past its lease: what it held, stopped and wrote. */
   pgPartitions: PartitionCheck[];
+  /** Each rolling deploy of a new graph version: workers started and retired, jobs the operator moved. */
+  deploys: DeployRecord[];
   /** In-flight, completed and recoveries every few seconds (drawn in `<seed>.svg`). */
   progress: ProgressSample[];
   faults: { injected: Record<FaultKind, number>; skipped: Record<FaultKind, number>; total: number; timeline: FaultRecord[] };
@@ -55,6 +60,10 @@ export function violationsOf(r: Omit<RunResult, 'violations'>): string[] {
   for (const p of r.pgPartitions) {
     if (p.problems.length > 0) v.push(`4 partitioned ${p.target} at ${p.at}: ${p.problems.slice(0, 5).join('; ')}`);
   }
+  if (a.versions.count > 0)
+    v.push(
+      `deploy: ${a.versions.count} row(s) written by a worker not serving the job's version (${a.versions.claims} claims): ${a.versions.sample.join('; ')}`,
+    );
   const idem = a.idempotency;
   if (idem.keysAnsweredWithTwoJobs.length > 0) v.push(`6 one key, two jobs: ${idem.keysAnsweredWithTwoJobs.join('; ')}`);
   if (idem.ledgerMismatches.length > 0) v.push(`6 answered job holds another key: ${idem.ledgerMismatches.join('; ')}`);
@@ -82,6 +91,11 @@ export function table(r: RunResult): string {
       .join(', ') || '-';
   const lines = [
     `chaos run: seed ${r.seed}, mode ${r.mode}${r.config.cluster ? ' on Redis Cluster' : ''}, ${(r.durationMs / 1000).toFixed(0)} s`,
+    ...(r.partial
+      ? [
+          `PARTIAL RUN: schedule stopped early (${r.partial.reason}); ${r.partial.jobsSubmitted} of ${r.partial.jobsPlanned} planned jobs and ${r.faults.total} of ${r.partial.faultsPlanned} planned faults; everything below covers only those`,
+        ]
+      : []),
     row('jobs submitted / accepted (202|200)', `${a.jobs.submitted} / ${a.jobs.accepted}`),
     row('completed (of which the graph did not finish)', `${a.jobs.completed} (${a.jobs.completedUnfinished.length})`),
     row('parked as designed (interrupted, manual)', `${a.jobs.parkedAsDesigned.interrupted}, ${a.jobs.parkedAsDesigned.manualReconcile}`),
@@ -113,6 +127,11 @@ export function table(r: RunResult): string {
       `${sum(r.pgPartitions, 'held')} / ${sum(r.pgPartitions, 'stoppedBeforeHeal')} / ${sum(r.pgPartitions, 'stoppedOnHeal')} (${sum(r.pgPartitions, 'endedBefore')} ended before the cut)`,
     ),
     row('  rows written / checkpoints tried after the cut', `${sum(r.pgPartitions, 'rowsWritten')} / ${sum(r.pgPartitions, 'checkpointWritesTried')}`),
+    row('wrong-version steps (claims) of rows checked', `${a.versions.count} (${a.versions.claims}) of ${a.versions.checked}`),
+    row(
+      'deploys (jobs moved to the new version)',
+      `${r.deploys.map((d) => `${d.from}→${d.to}`).join(', ') || '-'} (${r.deploys.reduce((n, d) => n + d.moved, 0)} moved, ${r.deploys.reduce((n, d) => n + d.refused.length + d.leftBehind.length, 0)} refused or left)`,
+    ),
     row('submissions retried after no answer', r.submissionRetries),
     row('approvals resumed', r.approvalsResumed),
     row('faults injected (total)', r.faults.total),

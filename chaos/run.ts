@@ -7,13 +7,14 @@
 //   npm run chaos -- --matrix        the crash-window lab table A–M of ARCHITECTURE.md, Failure → behaviour
 //   npm run chaos -- --matrix --windows E,F   only those windows
 //   --out DIR                        where <seed>.json goes (default chaos/results)
+//   --stop-at HH:MM                  (UTC) end the schedule then, or on SIGUSR2: settle, audit, write a result marked partial
 // Exits 1 when any invariant is violated (or any window's verdict fails), 2 on bad arguments.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runMatrix } from './matrix';
 import { renderProgress } from './progress';
 import { table, writeResult } from './report';
-import { MODES, onCluster, runSoak } from './soak';
+import { MODES, onCluster, runSoak, type StopRequest } from './soak';
 
 function parse() {
   const { values } = parseArgs({
@@ -24,12 +25,14 @@ function parse() {
       matrix: { type: 'boolean', default: false },
       cluster: { type: 'boolean', default: false },
       windows: { type: 'string' },
+      'stop-at': { type: 'string' },
       out: { type: 'string', default: path.join(import.meta.dirname, 'results') },
     },
   });
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer, got ${values.seed}`);
   if (values.short && values.long) throw new Error('--short and --long exclude each other');
+  if (values['stop-at'] !== undefined && !/^\d{2}:\d{2}$/.test(values['stop-at'])) throw new Error(`--stop-at takes HH:MM (UTC), got ${values['stop-at']}`);
   return { ...values, seed };
 }
 
@@ -50,7 +53,15 @@ async function main(): Promise<number> {
 
   if (args.matrix) return runMatrix(args.out, cleanup, args.windows?.split(','));
   const mode = args.long ? MODES.long : args.short ? MODES.short : MODES.default;
-  const result = await runSoak(args.seed, args.cluster ? onCluster(mode) : mode, cleanup);
+  const stop: StopRequest = {};
+  process.on('SIGUSR2', () => {
+    stop.reason ??= 'SIGUSR2';
+  });
+  if (args['stop-at']) {
+    const at = new Date(`${new Date().toISOString().slice(0, 10)}T${args['stop-at']}:00Z`).getTime();
+    setTimeout(() => (stop.reason ??= `--stop-at ${args['stop-at']} UTC`), Math.max(0, at - Date.now())).unref();
+  }
+  const result = await runSoak(args.seed, args.cluster ? onCluster(mode) : mode, cleanup, stop);
   console.log(`\n${table(result)}`);
   const file = writeResult(args.out, result);
   const chart = file.replace(/\.json$/, '.svg');

@@ -40,13 +40,14 @@ export const MODES: Record<SoakConfig['mode'], SoakConfig> = {
     mode: 'short',
     workers: 4,
     jobs: 100,
-    faults: { ...each(12), postgres_restart: 4, producer_crash_after_commit: 4, pg_partition: 4, redis_partition: 4, link_latency: 3 },
+    faults: { ...each(12), postgres_restart: 4, producer_crash_after_commit: 4, pg_partition: 4, redis_partition: 4, link_latency: 3, deploy: 1 },
     windowMs: 110_000,
     settleTimeoutMs: 60_000,
   },
-  default: { ...base, mode: 'default', jobs: 600, faults: each(32), windowMs: 660_000, settleTimeoutMs: 180_000 },
+  // A deploy starts a whole new set of workers beside the old ones: a few per run.
+  default: { ...base, mode: 'default', jobs: 600, faults: { ...each(32), deploy: 3 }, windowMs: 660_000, settleTimeoutMs: 180_000 },
   // The soak: 5,000 jobs over 35 minutes with every fault kind, four workers.
-  long: { ...base, mode: 'long', workers: 4, jobs: 5_000, faults: each(60), windowMs: 2_100_000, settleTimeoutMs: 900_000 },
+  long: { ...base, mode: 'long', workers: 4, jobs: 5_000, faults: { ...each(60), deploy: 6 }, windowMs: 2_100_000, settleTimeoutMs: 900_000 },
 };
 
 /** `config` on a Redis Cluster: its masters are killed as often as Redis restarted, and nothing else hits Redis. */
@@ -58,8 +59,17 @@ export function onCluster(config: SoakConfig): SoakConfig {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (msg: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
+/**
+ * Ends a run's schedule early (`--stop-at`, SIGUSR2): no more submissions or scheduled faults;
+ * the run then heals, runs the closing fault, settles and audits what it submitted, and its
+ * result is marked partial.
+ */
+export interface StopRequest {
+  reason?: string;
+}
+
 /** Runs one chaos run; `cleanup` collects what an exit handler must kill. */
-export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<() => void>): Promise<RunResult> {
+export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<() => void>, stop: StopRequest = {}): Promise<RunResult> {
   const started = Date.now();
   const rng = new Rng(seed);
   const [workloadRng, scheduleRng, faultRng] = [rng.fork(), rng.fork(), rng.fork()];
@@ -92,21 +102,28 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
 
   const t0 = Date.now();
   const inFlight: Array<Promise<void>> = [];
+  let scheduledSubmitted = 0;
   const submitting = (async () => {
     for (const spec of specs) {
       await sleep(t0 + (spec.index * config.windowMs) / config.jobs - Date.now());
+      if (stop.reason) break;
       inFlight.push(submissions.submit(spec));
+      scheduledSubmitted++;
       if (spec.index % 50 === 0) say(`submitted ${spec.index}/${config.jobs}; faults so far ${JSON.stringify(injector.done)}`);
     }
   })();
   const faulting = (async () => {
     for (const f of schedule) {
       await sleep(t0 + f.atMs - Date.now());
+      if (stop.reason) break;
       await injector.inject(f.kind);
     }
   })();
   await Promise.all([submitting, faulting]);
-  say('scheduled faults done; healing');
+  const stopped = stop.reason
+    ? { reason: stop.reason, jobsSubmitted: scheduledSubmitted, jobsPlanned: config.jobs, faultsPlanned: schedule.length }
+    : undefined;
+  say(stopped ? `stopped early (${stopped.reason}): ${scheduledSubmitted} of ${config.jobs} jobs submitted; healing` : 'scheduled faults done; healing');
   await injector.heal();
   // The closing fault: with everything healed and jobs running, kill the worker holding the most
   // leases; every lease held then must end within lease TTL + sweep interval (invariant 7).
@@ -136,11 +153,19 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
   const warnings: string[] = [];
   const audit = await auditRun(stack, submissions, warnings);
   for (const x of supervisor.unexpectedExits) warnings.push(`unexpected exit of ${x.target} at ${x.at}: ${x.detail}`);
-  for (const d of injector.uncleanDrains) warnings.push(`SIGTERM of ${d.target} did not end in a clean drain: ${d.detail}`);
+  for (const d of [...injector.uncleanDrains, ...injector.deploys.uncleanDrains])
+    warnings.push(`SIGTERM of ${d.target} did not end in a clean drain: ${d.detail}`);
+  for (const d of injector.deploys.deploys) {
+    if (d.refused.length + d.leftBehind.length > 0)
+      warnings.push(
+        `deploy ${d.from} → ${d.to}: upgrade refused ${d.refused.join(', ') || 'none'}; left on an old version ${d.leftBehind.join(', ') || 'none'}`,
+      );
+  }
   const rej = stack.rejections();
   const partial: Omit<RunResult, 'violations'> = {
     seed,
     mode: config.mode,
+    ...(stopped ? { partial: stopped } : {}),
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     config: { ...config },
@@ -153,6 +178,7 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
     },
     leaseAfterLastFault: { ...lease, boundMs: config.leaseTtlMs + config.sweepIntervalMs, marginMs: 500 },
     pgPartitions: injector.net.partitions,
+    deploys: injector.deploys.deploys,
     progress: progress.samples,
     faults: { injected: injector.done, skipped: injector.skipped, total: Object.values(injector.done).reduce((x, y) => x + y, 0), timeline: injector.timeline },
     unexpectedExits: supervisor.unexpectedExits,

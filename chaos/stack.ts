@@ -40,6 +40,13 @@ export class Stack {
   /** Per worker slot, kept across its restarts. */
   readonly links = new Map<string, WorkerLinks>();
   private spawned = 0;
+  /**
+   * The version admission records (the producer's RUNLEDGER_BUILD_ID); the deploy fault moves it.
+   * Versions go v1, v2, …: each declares it can resume every earlier one (chaos/graphs.ts).
+   */
+  buildId = 'v1';
+  /** The version each worker slot runs, kept across its restarts (default the current one). */
+  readonly slotBuild = new Map<string, string>();
 
   private constructor(
     readonly pg: ChaosPostgres,
@@ -90,10 +97,17 @@ export class Stack {
 
   /** Starts the producer and waits until it listens. `extra` env, e.g. the crash hook. */
   async startProducer(extra: Record<string, string> = {}): Promise<Proc> {
-    const p = this.spawn('producer', 'apps/producer/src/main.ts', { PORT: String(this.producerPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra });
+    const p = this.spawn('producer', 'apps/producer/src/main.ts', {
+      PORT: String(this.producerPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RUNLEDGER_BUILD_ID: this.buildId,
+      ...extra,
+    });
     this.producer = p;
-    // Five minutes: on a loaded machine loading the producer's modules alone takes tens of seconds.
-    for (const end = Date.now() + 300_000; !(await isPortOpen(this.producerPort, '127.0.0.1', 200)); ) {
+    // Ten minutes: on a loaded machine loading the producer's modules alone takes tens of seconds,
+    // and with load averages of 40 on 2 cores a start took over five minutes.
+    for (const end = Date.now() + 600_000; !(await isPortOpen(this.producerPort, '127.0.0.1', 200)); ) {
       if (!p.alive || Date.now() > end) throw new Error(`producer did not start:\n${p.recent}`);
       await sleep(50);
     }
@@ -117,10 +131,22 @@ export class Stack {
       DATABASE_URL: this.pg.url.replace(`:${this.pg.port}/`, `:${links.pg.port}/`),
       REDIS_URL: links.redis ? this.redis.url.replace(/:\d+$/, `:${links.redis.port}`) : this.redis.url,
     };
-    const p = this.spawn(slot, 'apps/worker/src/main.ts', { RUNLEDGER_WORKER_ID: `${slot}-${n}`, ...through, ...extra });
+    const p = this.spawn(slot, 'apps/worker/src/main.ts', { RUNLEDGER_WORKER_ID: `${slot}-${n}`, ...through, ...this.versionEnv(slot), ...extra });
     this.workers.set(slot, p);
-    await p.waitForLine('worker started', 300_000);
+    await p.waitForLine('worker started', 600_000);
     return p;
+  }
+
+  /** A worker slot's version (RUNLEDGER_BUILD_ID) and the earlier ones it may resume (CHAOS_RESUMES, chaos/graphs.ts). */
+  private versionEnv(slot: string): Record<string, string> {
+    const build = this.slotBuild.get(slot) ?? this.buildId;
+    this.slotBuild.set(slot, build);
+    const n = Number(build.slice(1));
+    return {
+      RUNLEDGER_BUILD_ID: build,
+      RUNLEDGER_GRAPHS: path.join(import.meta.dirname, 'graphs.ts'),
+      CHAOS_RESUMES: Array.from({ length: n - 1 }, (_, i) => `v${i + 1}`).join(','),
+    };
   }
 
   /** The proxies between `slot`'s worker and PostgreSQL and Redis (started on first use). */

@@ -17,6 +17,31 @@ async function orphans(db: Queryable, statement: string): Promise<OrphanCount> {
   }
 }
 
+/** Ledger rows written by a worker for a job whose graph version it did not serve. */
+export interface WrongVersionCount {
+  /** Rows naming a worker, of jobs with a version, compared. */
+  checked: number;
+  count: number;
+  /** Of them, `claimed` rows. */
+  claims: number;
+  /** Up to five rows: job, event, worker, the version it served and the job's. */
+  sample: string[];
+}
+
+async function wrongVersionSteps(db: Queryable): Promise<WrongVersionCount> {
+  try {
+    const row = (await db.query(sql('count_wrong_version_steps'))).rows[0];
+    return {
+      checked: Number(row?.checked ?? 0),
+      count: Number(row?.count ?? 0),
+      claims: Number(row?.claims ?? 0),
+      sample: (row?.sample as string[] | null) ?? [],
+    };
+  } catch (err) {
+    throw wrapDbError(err);
+  }
+}
+
 /**
  * Aggregate reads for the chaos harness's audit (ARCHITECTURE.md, invariant 2: no job runs that was
  * not admitted). Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
@@ -26,4 +51,9 @@ export const chaosAudit = {
   orphanBookings: (db: Queryable) => orphans(db, 'count_orphan_bookings'),
   /** Checkpoint threads (checkpoints or pending writes) that no job in `jobs` names. */
   orphanCheckpointThreads: (db: Queryable) => orphans(db, 'count_orphan_checkpoint_threads'),
+  /**
+   * Claims, steps, checkpoints and ends a worker wrote for a job of a graph version it did not
+   * announce (workers.info.versions), judged by the job's version at the time of each row.
+   */
+  wrongVersionSteps,
 };

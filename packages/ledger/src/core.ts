@@ -3,7 +3,7 @@
 // this entry so a command starts quickly; `index.ts` is this plus the checkpointer.
 export { isAdminSessionRevoked, revokeAdminSession } from './admin-sessions';
 export { admitInTransaction } from './admit-in-transaction';
-export { chaosAudit, type OrphanCount } from './chaos-audit';
+export { chaosAudit, type OrphanCount, type WrongVersionCount } from './chaos-audit';
 export { conversationOf, interruptQuestions, type MessageView, messageView, otherFields, type ToolCallView } from './conversation';
 export {
   type Cron,
