@@ -2,12 +2,12 @@
 // versions workers announced (workers.info), judged by the job's version at the time of each row.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type TestDb, testDb } from '../../../test/support/db';
-import { chaosAudit, graphVersionKey, registerWorker } from '../src/index';
+import { chaosAudit, graphVersionKey, registerWorker, type WorkerAnnouncement } from '../src/index';
 
 let db: TestDb;
 beforeAll(async () => {
   db = await testDb('chaos_audit');
-  const announce = (version: string, resumes: string[] = []) => ({
+  const announce = (version: string, resumes: string[] = []): WorkerAnnouncement => ({
     serves: [graphVersionKey('echo', version), graphVersionKey('echo', null)],
     versions: { echo: version },
     resumes: resumes.length > 0 ? { echo: resumes } : {},
