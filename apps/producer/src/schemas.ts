@@ -128,7 +128,11 @@ export const JobView = z.object({
   interrupt: json,
   recoveryReason: z.string().nullable(),
   runAfter: maybeTime.describe('Not claimed before this time: a delayed admission (runAt, delayMs) or a retry’s back-off'),
-  priority: z.number().describe('0 = none (served first), else lower runs first'),
+  priority: z
+    .number()
+    .describe(
+      '0 = none (served first), else lower runs first; becomes 0 once the job has waited PRIORITY_AGING_MS (its priority_aged event keeps the one it had)',
+    ),
   blockedBy: z
     .string()
     .nullable()

@@ -34,6 +34,8 @@ export const WorkerEnv = z
     DRAIN_GRACE_MS: int(5_000, 0),
     DRAIN_DEADLINE_MS: int(20_000, 100),
     SWEEP_INTERVAL_MS: int(1_000, 50),
+    /** A prioritized job waiting longer than this (ms) is moved ahead of every prioritized job; 0 = off (strict priorities). Default 5 minutes. */
+    PRIORITY_AGING_MS: int(300_000, 0),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
     /** `kid:base64key[,kid:base64key…]`: encrypts job input, results and effect results at rest (the first key seals, all open). Default off. */
     RUNLEDGER_ENCRYPTION_KEY: z

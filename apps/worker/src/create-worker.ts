@@ -146,6 +146,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     defaultTimeoutMs: env.JOB_TIMEOUT_MS,
     drainGraceMs: env.DRAIN_GRACE_MS,
     sweepIntervalMs: env.SWEEP_INTERVAL_MS,
+    priorityAgingMs: env.PRIORITY_AGING_MS,
     crashAt: env.RUNLEDGER_TEST_CRASH_AT,
     log,
     aroundDelivery: observability.aroundDelivery,

@@ -27,6 +27,8 @@ export interface WorkerOptions {
   sweepIntervalMs?: number;
   /** Grace before an undelivered accepted job is redelivered. Default 5000 ms. */
   redeliverGraceMs?: number;
+  /** Priority aging bound (ReconcilerOptions.priorityAgingMs). Default 0: off; `PRIORITY_AGING_MS` sets 300000. */
+  priorityAgingMs?: number;
   /** How long a drain lets the step in flight finish before aborting it. Default 5000 ms. */
   drainGraceMs?: number;
   log?: ExecuteDeps['log'];
@@ -52,7 +54,12 @@ export class RunledgerWorker {
     const heartbeatMs = options.heartbeatMs ?? Math.min(Math.floor(ledger.leaseTtlMs / 3), 1_000);
     this.keeper = new LeaseKeeper(ledger, options.workerId, heartbeatMs, (err) => log('warn', 'heartbeat failed', { error: (err as Error).message }));
     this.queue = openQueue(options.queueConfig);
-    this.reconciler = new Reconciler(ledger, this.queue, { intervalMs: options.sweepIntervalMs, graceMs: options.redeliverGraceMs, log });
+    this.reconciler = new Reconciler(ledger, this.queue, {
+      intervalMs: options.sweepIntervalMs,
+      graceMs: options.redeliverGraceMs,
+      priorityAgingMs: options.priorityAgingMs,
+      log,
+    });
     this.deps = {
       ledger,
       queue: this.queue,

@@ -160,6 +160,30 @@ export class Ledger extends AdmissionLedger {
     return claim;
   }
 
+  /**
+   * Prioritized jobs (priority above 0) waiting longer than `agingMs` since their latest delivery
+   * or due time, oldest first: the reconciler raises their deliveries to the front of the queue,
+   * then records it with `recordPriorityAged`.
+   */
+  async agedJobs(agingMs: number, limit = 100): Promise<Array<{ jobId: string; deliveryId: string | null; priority: number }>> {
+    return (await this.q('list_aged_jobs', [agingMs, limit])).rows.map((r) => ({
+      jobId: r.job_id,
+      deliveryId: r.delivery_id ?? null,
+      priority: Number(r.priority),
+    }));
+  }
+
+  /**
+   * Records that `jobs` (from `agedJobs`) were raised: their priority becomes 0, what every later
+   * delivery carries, and each gets a `priority_aged` event with the priority it had. A job
+   * already at 0 (another pass got there first) is left alone. Returns the job ids recorded.
+   */
+  async recordPriorityAged(jobs: ReadonlyArray<{ jobId: string; priority: number }>, agingMs: number): Promise<string[]> {
+    if (jobs.length === 0) return [];
+    const rows = (await this.q('record_priority_aged', [jobs.map((j) => j.jobId), jobs.map((j) => j.priority), agingMs])).rows;
+    return rows.map((r) => r.job_id as string);
+  }
+
   /** Sets a graph's limits, shared by every worker (claimLimited): runs per interval and/or leased runs at once. */
   async setGraphLimit(graph: string, limit: GraphLimitSpec): Promise<void> {
     const perInterval = limit.maxPerInterval ?? null;

@@ -8,6 +8,13 @@ export interface ReconcilerOptions {
   intervalMs?: number;
   /** How long an accepted job may go without a recorded delivery before it is checked. Default 5000 ms. */
   graceMs?: number;
+  /**
+   * Priority aging: a prioritized job waiting longer than this (since its latest delivery or due
+   * time) is moved to the front of the queue, ahead of every prioritized job (BullMQ's
+   * `changePriority` to 0), and keeps priority 0 in the ledger. Checked every max(intervalMs,
+   * priorityAgingMs / 10). Default 0: off (the worker turns it on, PRIORITY_AGING_MS).
+   */
+  priorityAgingMs?: number;
   log?: (level: 'info' | 'warn', msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -15,7 +22,12 @@ export interface SweepReport {
   expired: number;
   redelivered: number;
   stillQueued: number;
+  /** Jobs raised to the front of the queue by priority aging in this sweep. */
+  aged: number;
 }
+
+/** Jobs one aging pass raises at most; the rest wait for the next pass. */
+const AGING_BATCH = 100;
 
 /**
  * Rebuilds deliveries from the ledger, the source of truth: expired leases become
@@ -26,6 +38,8 @@ export interface SweepReport {
 export class Reconciler {
   private readonly sweeps: PeriodicPass<SweepReport>;
   readonly intervalMs: number;
+  /** When the last aging pass ran (ms since the epoch). */
+  private agedAt = 0;
 
   constructor(
     private readonly ledger: Ledger,
@@ -55,7 +69,7 @@ export class Reconciler {
 
   private async sweep(): Promise<SweepReport> {
     const { expired, undelivered } = await this.ledger.sweep({ graceMs: this.options.graceMs ?? 5_000 });
-    const report: SweepReport = { expired: expired.length, redelivered: 0, stillQueued: 0 };
+    const report: SweepReport = { expired: expired.length, redelivered: 0, stillQueued: 0, aged: 0 };
     const expiredSet = new Set(expired);
     for (const job of undelivered) {
       if (!expiredSet.has(job.jobId) && (await isQueued(this.queue, job.deliveryId))) {
@@ -70,7 +84,31 @@ export class Reconciler {
       await deliver(this.queue, this.ledger, await this.ledger.get(jobId));
       report.redelivered++;
     }
-    if (report.expired || report.redelivered) this.options.log?.('info', 'reconciler sweep', { ...report });
+    report.aged = await this.agePriorities();
+    if (report.expired || report.redelivered || report.aged) this.options.log?.('info', 'reconciler sweep', { ...report });
     return report;
+  }
+
+  /**
+   * Priority aging, at most every max(intervalMs, priorityAgingMs / 10): the deliveries of jobs
+   * prioritized and waiting longer than the bound move to the end of BullMQ's wait list (priority
+   * 0), ahead of every prioritized job, then the ledger records it. Queue first, ledger second: a
+   * crash between them leaves the job at 0 in the queue and the next pass records it (a delivery
+   * already at 0 is not moved again, so it keeps its place). BullMQ has no aging of its own.
+   */
+  private async agePriorities(): Promise<number> {
+    const agingMs = this.options.priorityAgingMs ?? 0;
+    if (agingMs <= 0 || Date.now() - this.agedAt < Math.max(this.intervalMs, agingMs / 10)) return 0;
+    this.agedAt = Date.now();
+    const aged = await this.ledger.agedJobs(agingMs, AGING_BATCH);
+    for (const job of aged) {
+      const delivery = job.deliveryId ? await this.queue.getJob(job.deliveryId) : undefined;
+      // Gone (flushed, or a thread wait dropped it): the job's next delivery carries the ledger's 0.
+      if (!delivery || !(delivery.priority > 0)) continue;
+      await delivery.changePriority({ priority: 0 }).catch((err: Error) => {
+        this.options.log?.('warn', 'priority aging: changePriority failed', { jobId: job.jobId, error: err.message });
+      });
+    }
+    return (await this.ledger.recordPriorityAged(aged, agingMs)).length;
   }
 }
