@@ -32,10 +32,17 @@ export class ChaosRedisCluster {
     const chosen = ports ?? (await Promise.all(Array.from({ length: 6 }, () => freePort())));
     const c = new ChaosRedisCluster(path.join(root, 'redis-cluster'), chosen);
     mkdirSync(c.dir, { recursive: true });
-    for (const p of chosen) await c.up(p);
-    const nodes = chosen.map((p) => `127.0.0.1:${p}`);
-    await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '1', '--cluster-yes']);
-    await c.waitHealthy(60_000);
+    try {
+      for (const p of chosen) await c.up(p);
+      const nodes = chosen.map((p) => `127.0.0.1:${p}`);
+      await run('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', '1', '--cluster-yes']);
+      // Three minutes: at load averages of 40–50 on 2 cores, one minute was not enough.
+      await c.waitHealthy(180_000);
+    } catch (err) {
+      // The caller never got the nodes, so nothing else would stop them.
+      await c.stop();
+      throw err;
+    }
     return c;
   }
 
@@ -74,7 +81,7 @@ export class ChaosRedisCluster {
   }
 
   private async cli(port: number, ...args: string[]): Promise<string> {
-    return (await run('redis-cli', ['-p', String(port), ...args], { timeout: 5_000 })).stdout.trim();
+    return (await run('redis-cli', ['-p', String(port), ...args], { timeout: 15_000 })).stdout.trim();
   }
 
   /** The port of the master that serves `key`'s hash slot now, as a live node sees it. */
@@ -113,7 +120,7 @@ export class ChaosRedisCluster {
     }
     await sleep(downMs);
     await this.up(port);
-    await this.waitHealthy(60_000);
+    await this.waitHealthy(180_000);
     return port;
   }
 

@@ -73,10 +73,12 @@ export class DeployFault {
         supervisor.slots.push(slot);
         try {
           await supervisor.startWorker(slot);
+          rec.started.push(stack.workerIdOf(slot) ?? slot);
+        } catch {
+          // Recorded as an unexpected exit: the watchdog keeps restarting the slot.
         } finally {
           supervisor.busy.delete(slot);
         }
-        rec.started.push(stack.workerIdOf(slot) ?? slot);
       }),
     );
 
