@@ -230,6 +230,7 @@ async function main(): Promise<void> {
   out(`  API docs     ${apiUrl}/docs`);
   out(`  Bull Board   ${apiUrl}/admin/queues`);
   out(`  Dashboard    ${apiUrl}/admin`);
+  out(`  Playground   ${apiUrl}/playground`);
   out(`  Logs         ${shown(logDir)}/*.log`);
   await servingLines(apiKey);
   out(

@@ -53,6 +53,7 @@ describe('npm start', () => {
     expect(out).toMatch(/✓ database\s+embedded PostgreSQL on port \d+/);
     expect(out).toContain('BullMQ on PostgreSQL');
     expect(out).toContain(`Bull Board   http://127.0.0.1:${port}/admin/queues`);
+    expect(out).toContain(`Playground   http://127.0.0.1:${port}/playground`);
     // The banner lists what the producer serves and says that nothing checks keys, and how to change that.
     await waitFor('the banner', async () => start.output().includes('Ctrl-C stops everything'), 30_000, 200);
     const banner = start.output();
