@@ -13,9 +13,13 @@ export class RunledgerApiError extends Error {
     this.name = 'RunledgerApiError';
   }
 
-  /** Worth retrying with the same idempotency key: no answer, or a server-side failure. */
+  /**
+   * Worth retrying with the same idempotency key: no answer, a request the server did not
+   * receive in full in time (408: nothing was admitted), or a server-side failure. A retry with
+   * the same key never admits twice, whatever the first attempt did.
+   */
   get retryable(): boolean {
-    return this.status === 0 || this.status >= 500;
+    return this.status === 0 || this.status === 408 || this.status >= 500;
   }
 }
 
