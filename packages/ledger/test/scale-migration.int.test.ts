@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import '../../../test/support/provided';
-import { createPool, Ledger, migrate, pruneFinishedThreads } from '../src/index';
+import { createPool, Ledger, listMigrations, migrate, pruneFinishedThreads } from '../src/index';
 
 const JOBS = 50_000;
 const url = inject('databaseUrl');
@@ -68,7 +68,11 @@ describe('migration 0012 on a populated ledger', () => {
       const upd = await writer.query(`UPDATE jobs SET updated_at = now() WHERE job_id = 'm-1' RETURNING job_id`);
       expect(upd.rowCount).toBe(1);
       await reader.query('COMMIT');
-      expect(await migrating).toEqual([12]);
+      expect(await migrating).toEqual(
+        listMigrations()
+          .filter((m) => m.version > 11)
+          .map((m) => m.version),
+      );
     } finally {
       reader.release();
       writer.release();
