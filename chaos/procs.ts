@@ -95,7 +95,8 @@ export class Proc {
   }
 
   private scan(line: string): void {
-    if (line.includes('lease lost')) {
+    // A run the worker stopped: its lease was lost, or PostgreSQL was out of reach before it began.
+    if (line.includes('lease lost') || line.includes('stopping without further writes')) {
       this.rejections.leaseLostStops++;
       const m = /"rejectedCheckpointWrites":(\d+)/.exec(line);
       if (m) this.rejections.rejectedCheckpointWrites += Number(m[1]);

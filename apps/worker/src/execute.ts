@@ -1,5 +1,5 @@
 import { INTERRUPT, RunControl, type StateSnapshot } from '@langchain/langgraph';
-import { type ClaimResult, FencedPostgresSaver, type Job, type Ledger, langGraphThreadId } from '@runledger/ledger';
+import { type ClaimResult, FencedPostgresSaver, isConnectionError, type Job, type Ledger, langGraphThreadId } from '@runledger/ledger';
 import { type DeliveryData, deliver, handOffThread } from '@runledger/queue';
 import { breakpointsOf, commandOf, type GraphRegistry, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
@@ -192,6 +192,13 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
     graph = def.build(saver);
     state = job.firstCheckpointAt ? await graph.getState(threadOf(job)) : undefined;
   } catch (err) {
+    if (isConnectionError(err) || isConnectionError((err as { cause?: unknown } | null)?.cause)) {
+      // PostgreSQL is out of reach (the state read goes through it): not the graph's fault, and no
+      // write can land, the attempt's end included. Stop; the lease expires and the reconciler
+      // recovers the job, as after any lost lease.
+      log('warn', 'PostgreSQL unreachable while reading the thread; stopping without further writes', { error: describeError(err).message });
+      return { outcome: 'lease_lost' };
+    }
     // The graph cannot be built or read on this worker (a throwing build, a module that fails to
     // load): the attempt ends in the ledger like a failed run, so the job is retried and then
     // fails with the reason, instead of waiting for its lease to expire and being claimed again.
