@@ -192,7 +192,7 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
     graph = def.build(saver);
     state = job.firstCheckpointAt ? await graph.getState(threadOf(job)) : undefined;
   } catch (err) {
-    if (isConnectionError(err) || isConnectionError((err as { cause?: unknown } | null)?.cause)) {
+    if (unreachable(err)) {
       // PostgreSQL is out of reach (the state read goes through it): not the graph's fault, and no
       // write can land, the attempt's end included. Stop; the lease expires and the reconciler
       // recovers the job, as after any lost lease.
@@ -344,6 +344,10 @@ async function handleFailure(
         });
         return { outcome: 'manual_reconcile', decision: d.action };
       case 'error': {
+        if (unreachable(err)) {
+          log('warn', 'PostgreSQL unreachable during the run; stopping without further writes', { error: failure.error.message });
+          return { outcome: 'lease_lost', decision: d.action };
+        }
         const node = await failedNode(graph, job);
         return await failAttempt(deps, job, { ...failure.error, node, attempt: job.attempt }, log, d.action);
       }
@@ -373,6 +377,16 @@ async function failAttempt(
   await redeliver(deps, jobId, delay);
   log('warn', `attempt failed; retrying in ${delay} ms`, { error: error.message });
   return { outcome: 'retry', decision };
+}
+
+/**
+ * True when the error (or one it wraps) says PostgreSQL could not be reached. Then no write of the
+ * attempt can land, its end included: the run stops, its lease expires and the reconciler
+ * recovers the job, as after a lost lease; a database outage is not counted as the graph failing.
+ */
+function unreachable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) if (isConnectionError(e)) return true;
+  return false;
 }
 
 /** Runs an attempt's ending write; a lost lease means another claim owns the job now. */
