@@ -117,8 +117,9 @@ it('answers every generated request below 500, in time, in the documented shape;
     throw new Error(`API fuzzing failed; replay with FUZZ_SEED=${seed}\n${(err as Error).message}`, { cause: err });
   }
   // A run that only met the authentication check would prove little: it reached the routes (a
-  // success, and many kinds of refusal; which successes a seed meets varies with the routes drawn).
+  // success, and several kinds of refusal; which kinds a seed meets varies with the routes drawn:
+  // seeds have met 7 to 9 kinds of 4xx besides 401, so the floor is 5).
   const answers = [...seen.keys()];
   expect(answers.filter((a) => a.startsWith('2')).length, JSON.stringify([...seen])).toBeGreaterThanOrEqual(1);
-  expect(answers.filter((a) => /^4\d\d (?!unauthorized)/.test(a)).length, JSON.stringify([...seen])).toBeGreaterThanOrEqual(8);
+  expect(answers.filter((a) => /^4\d\d (?!unauthorized)/.test(a)).length, JSON.stringify([...seen])).toBeGreaterThanOrEqual(5);
 }, 120_000);
