@@ -86,7 +86,10 @@ describe('LangGraph API through the SDK: the producer restarts mid-stream', () =
     // The second producer served the reconnect: a GET of the Location, after the last id received.
     const lastBeforeKill = parts[killedAt - 1]?.id;
     expect(second.p.output()).toContain(`"url":"/threads/${thread.thread_id}/runs/`);
-    expect(second.p.output()).toContain(`"last-event-id":"${lastBeforeKill}"`);
+    // The SDK's reader may have parsed a few chunks past what this loop had taken when the kill
+    // came, so it asks from that id or a later one; the checks below show none was lost or repeated.
+    const asked = Number(/"last-event-id":"(\d+)"/.exec(second.p.output())?.[1] ?? Number.NaN);
+    expect(asked).toBeGreaterThanOrEqual(Number(lastBeforeKill));
     // One attempt, every chunk once, ids strictly rising across both connections.
     expect(parts.filter((p) => p.event === 'metadata')).toHaveLength(1);
     expect(parts.at(-1)?.event).toBe('end');
