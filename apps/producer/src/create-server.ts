@@ -124,6 +124,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
   return {
     app,
     async listen() {
+      // BullMQ's PostgreSQL backend migrates its tables on first use: do it before the first
+      // admission, whose queue add would otherwise wait for it past the enqueue timeout.
+      if (config.QUEUE_BACKEND === 'postgres') await queue.waitUntilReady();
       const address = await app.listen({ port: config.PORT, host: config.HOST });
       log.info(`queue backend ${config.QUEUE_BACKEND}, schema ${config.DB_SCHEMA}, graphs: ${[...graphs.keys()].join(', ')}`);
       cronTicker.start();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../test/support/db';
 import { backends, type Harness, startHarness } from './harness';
 
 describe('OpenAPI document and its UI', () => {
@@ -100,6 +101,8 @@ describe.each(backends())('Bull Board on the %s queue', (backend) => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');
     const { jobId } = (await h.app.inject({ method: 'POST', url: '/v1/jobs', payload: { graph: 'echo', input: {} } })).json();
+    // On a loaded machine the admission may answer before its queue add lands (enqueue timeout).
+    await waitFor('the delivery to reach the queue', async () => ((await h.queue.getJobState(jobId)) === 'waiting' ? true : undefined));
     const api = await h.app.inject({ method: 'GET', url: '/admin/queues/api/queues?activeQueue=runledger&status=waiting&page=1&jobsPerPage=50' });
     expect(api.statusCode).toBe(200);
     const queue = api.json().queues.find((q: { name: string }) => q.name === 'runledger');

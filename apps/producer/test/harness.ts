@@ -76,6 +76,8 @@ export async function startHarness(name: string, options: HarnessOptions = {}): 
     groupCommit: options.groupCommit ? { windowMs: 1 } : false,
   });
   await app.ready();
+  // As the producer's listen() does: BullMQ's PostgreSQL tables exist before the first admission.
+  if (backend === 'postgres') await queue.waitUntilReady();
   return {
     app,
     db,

@@ -1,6 +1,6 @@
 import type { RunControl } from '@langchain/langgraph';
 import { type Ledger, registerWorker, retireWorker } from '@runledger/ledger';
-import { type DeliveryData, openQueue, openWorker, type QueueConfig, Reconciler } from '@runledger/queue';
+import { DELIVERY_LOCK_MS, type DeliveryData, openQueue, openWorker, type QueueConfig, Reconciler } from '@runledger/queue';
 import type { GraphRegistry } from '@runledger/runtime';
 import { type Job as BullJob, DelayedError } from 'bullmq';
 import { DeliveryView, readableOutcome } from './delivery-view';
@@ -99,7 +99,7 @@ export class RunledgerWorker {
     this.bull = openWorker(this.options.queueConfig, (job, token) => this.process(job, token), {
       concurrency: this.options.concurrency ?? 16,
       // BullMQ's lock is only a delivery hint; the Postgres lease decides who runs a job.
-      lockDuration: 30_000,
+      lockDuration: DELIVERY_LOCK_MS,
       maxStalledCount: 1_000,
     });
     this.bull.on('error', (err) => this.deps.log('warn', 'queue error', { error: err.message }));

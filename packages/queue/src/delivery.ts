@@ -137,6 +137,27 @@ export async function isQueued(queue: Queue<DeliveryData>, id: string | null): P
 }
 
 /**
+ * BullMQ's lock on a delivery a worker took (the worker renews it while alive). Once it lapses
+ * unrenewed, BullMQ's stall check puts the delivery back in the queue.
+ */
+export const DELIVERY_LOCK_MS = 30_000;
+
+/**
+ * True when delivery `id` still sits in the queue, or a worker took it less than
+ * DELIVERY_LOCK_MS ago (it is on its way to the claim). The reconciler's rule: a claim slowed by
+ * load is not a lost delivery, and a worker that died holding it is covered by BullMQ's stall
+ * check and, at worst, a redelivery after the lock's time.
+ */
+export async function isQueuedOrTaken(queue: Queue<DeliveryData>, id: string | null, now = Date.now()): Promise<boolean> {
+  if (!id) return false;
+  const state = await queue.getJobState(id);
+  if (QUEUED_STATES.has(state)) return true;
+  if (state !== 'active') return false;
+  const taken = (await queue.getJob(id))?.processedOn;
+  return taken !== undefined && now - taken < DELIVERY_LOCK_MS;
+}
+
+/**
  * Delivers the job whose turn it now is on a thread (after a job of it ended), unless that job's
  * latest delivery still waits in the queue: jobs refused as thread_busy dropped theirs
  * (Ledger.waitForThread), and the reconciler leaves a held thread's jobs alone. Judged after the

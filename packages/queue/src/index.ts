@@ -4,6 +4,7 @@ import type { DeliveryData } from './delivery';
 import { type DeliveryRetention, deliveryJobOptions } from './retention';
 
 export {
+  DELIVERY_LOCK_MS,
   type DeliveryData,
   type DeliveryLabel,
   type DeliverySchedule,
@@ -12,6 +13,7 @@ export {
   deliveryName,
   handOffThread,
   isQueued,
+  isQueuedOrTaken,
   queueHas,
   reachedQueue,
   scheduleOptions,

@@ -1,6 +1,6 @@
 import type { Ledger } from '@runledger/ledger';
 import type { Queue } from 'bullmq';
-import { type DeliveryData, deliver, isQueued } from './delivery';
+import { type DeliveryData, deliver, isQueuedOrTaken } from './delivery';
 import { PeriodicPass } from './periodic-pass';
 
 export interface ReconcilerOptions {
@@ -72,7 +72,7 @@ export class Reconciler {
     const report: SweepReport = { expired: expired.length, redelivered: 0, stillQueued: 0, aged: 0 };
     const expiredSet = new Set(expired);
     for (const job of undelivered) {
-      if (!expiredSet.has(job.jobId) && (await isQueued(this.queue, job.deliveryId))) {
+      if (!expiredSet.has(job.jobId) && (await isQueuedOrTaken(this.queue, job.deliveryId))) {
         report.stillQueued++;
         continue;
       }

@@ -4,7 +4,20 @@ import { randomBytes } from 'node:crypto';
 import type { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type TestDb, testDb, waitFor } from '../../../test/support/db';
-import { type DeliveryData, deliver, deliveryId, handOffThread, isQueued, openQueue, openWorker, type QueueConfig, queueHas, sendAdmitted } from '../src/index';
+import {
+  DELIVERY_LOCK_MS,
+  type DeliveryData,
+  deliver,
+  deliveryId,
+  handOffThread,
+  isQueued,
+  isQueuedOrTaken,
+  openQueue,
+  openWorker,
+  type QueueConfig,
+  queueHas,
+  sendAdmitted,
+} from '../src/index';
 
 const redisUrl = inject('redisUrl');
 if (!redisUrl) console.warn('[queue tests] no Redis (REDIS_URL unset, nothing on :6379): SKIPPING the Redis-backend delivery tests.');
@@ -126,6 +139,24 @@ for (const backend of backends) {
       expect(mine.data).toEqual({ jobId: job.jobId, graph: 'echo', threadId: job.threadId, tenant: job.tenant, attempt: 0, delivery: 0 });
       expect(JSON.stringify(mine.data)).not.toContain('stays in postgres');
       await waitFor('the delivery to leave the queue', async () => !(await isQueued(queue, id)));
+    });
+
+    it('counts a delivery a worker took as on its way to the claim for the lock time, no longer', async () => {
+      for (const w of workers.splice(0)) await w.close();
+      const { job } = await db.ledger.admit({ graph: 'echo', input: {} });
+      await sendAdmitted(queue, db.ledger, [job]);
+      // A worker that takes deliveries by hand and never answers (its claim is slow, or it died).
+      const taker = openWorker(config, async () => {}, { autorun: false, lockDuration: DELIVERY_LOCK_MS });
+      workers.push(taker);
+      const taken = await waitFor('the worker to take the delivery', async () => ((await taker.getNextJob('held'))?.id === job.jobId ? true : undefined));
+      expect(taken).toBe(true);
+      expect(await queue.getJobState(job.jobId)).toBe('active');
+      expect(await isQueued(queue, job.jobId)).toBe(false);
+      expect(await isQueuedOrTaken(queue, job.jobId)).toBe(true);
+      const processedOn = (await queue.getJob(job.jobId))?.processedOn ?? 0;
+      expect(await isQueuedOrTaken(queue, job.jobId, processedOn + DELIVERY_LOCK_MS - 1)).toBe(true);
+      expect(await isQueuedOrTaken(queue, job.jobId, processedOn + DELIVERY_LOCK_MS)).toBe(false);
+      expect(await isQueuedOrTaken(queue, 'never-added')).toBe(false);
     });
   });
 }
