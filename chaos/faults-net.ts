@@ -1,7 +1,9 @@
 // Network faults on the proxies between each worker and PostgreSQL and Redis (chaos/proxy.ts):
 // a worker cut off from PostgreSQL past its lease, a worker cut off from Redis, and 200 ms of
 // added latency on every link.
+
 import type { Rng } from './prng';
+import type { LeaseLostLine } from './procs';
 import type { Stack } from './stack';
 import type { Supervisor } from './supervisor';
 
@@ -14,14 +16,26 @@ export interface PartitionCheck {
   at: string;
   /** Leases the worker held when the partition began (job id and fencing token). */
   held: number;
-  /** Of those, runs the worker stopped itself ("lease lost" in its log) before the partition healed. */
+  /**
+   * Of those, runs the worker stopped itself ("lease lost" in its log) before the partition healed,
+   * including one it stopped between the harness's read of its lease and the cut.
+   */
   stoppedBeforeHeal: number;
   /** Runs that stopped once the heal failed the PostgreSQL call they were blocked in (nothing written). */
   stoppedOnHeal: number;
   /** Of those, jobs it ended before the partition (their end landed first). */
   endedBefore: number;
-  /** Ledger rows written under a held token by the partitioned worker from the partition on: events and effects. */
+  /**
+   * Ledger rows written under a held token by the partitioned worker from the cut on, and stamped
+   * after its lease had expired or at the heal or later (events and effects): stale writes.
+   */
   rowsWritten: number;
+  /**
+   * Rows stamped after the cut but inside the lease and before the heal: the proxy forwards
+   * nothing it receives after the cut, so each was sent before it (a statement in flight). Not a
+   * stale write: the lease was still valid when it committed.
+   */
+  inFlightAtCut: number;
   /** Checkpoint writes of those runs the fence refused (each a checkpoint the worker tried to write). */
   checkpointWritesTried: number;
   /** Each such row, and each held run it did not stop. */
@@ -85,10 +99,10 @@ export class NetFaults {
 
   private async check(
     target: string,
-    held: Array<{ jobId: string; token: number }>,
+    held: Array<{ jobId: string; token: number; expiresAt: number }>,
     since: number,
     healedAt: number,
-    leaseLost: Array<{ at: number; jobId: string | undefined; rejectedCheckpointWrites: number }>,
+    leaseLost: LeaseLostLine[],
   ): Promise<PartitionCheck> {
     const { ledger } = this.stack;
     const c: PartitionCheck = {
@@ -99,19 +113,26 @@ export class NetFaults {
       stoppedOnHeal: 0,
       endedBefore: 0,
       rowsWritten: 0,
+      inFlightAtCut: 0,
       checkpointWritesTried: 0,
       problems: [],
     };
-    for (const { jobId, token } of held) {
+    for (const { jobId, token, expiresAt } of held) {
       const [events, effects] = await readRetrying(() => Promise.all([ledger.events(jobId), ledger.effects(jobId)]));
       const mine = events.filter((e) => e.fencingToken === token && e.workerId === target && !NOT_THE_WORKERS.has(e.type));
+      const inFlight = (at: Date) => at.getTime() < expiresAt && at.getTime() < healedAt;
       const after = mine.filter((e) => e.at.getTime() >= since);
       const effectsAfter = effects.filter((f) => f.fencingToken === token && f.updatedAt.getTime() >= since);
-      c.rowsWritten += after.length + effectsAfter.length;
-      for (const e of after) c.problems.push(`${jobId}: event ${e.type} under token ${token} at ${e.at.toISOString()}`);
-      for (const f of effectsAfter) c.problems.push(`${jobId}: effect ${f.name} ${f.status} under token ${token} at ${f.updatedAt.toISOString()}`);
-      const stops = leaseLost.filter((l) => l.jobId === jobId && l.at >= since);
-      c.checkpointWritesTried += stops.reduce((n, l) => n + l.rejectedCheckpointWrites, 0);
+      c.inFlightAtCut += after.filter((e) => inFlight(e.at)).length + effectsAfter.filter((f) => inFlight(f.updatedAt)).length;
+      const stale = after.filter((e) => !inFlight(e.at));
+      const staleEffects = effectsAfter.filter((f) => !inFlight(f.updatedAt));
+      c.rowsWritten += stale.length + staleEffects.length;
+      for (const e of stale) c.problems.push(`${jobId}: event ${e.type} under token ${token} at ${e.at.toISOString()}`);
+      for (const f of staleEffects) c.problems.push(`${jobId}: effect ${f.name} ${f.status} under token ${token} at ${f.updatedAt.toISOString()}`);
+      // This run's stop lines (a stop read just before the cut counts: the harness read the lease
+      // from the ledger first, and the worker may have judged it lost meanwhile).
+      const stops = leaseLost.filter((l) => l.jobId === jobId && (l.token === undefined || l.token === token));
+      c.checkpointWritesTried += stops.filter((l) => l.at >= since).reduce((n, l) => n + l.rejectedCheckpointWrites, 0);
       if (mine.some((e) => ['completed', 'failed', 'interrupted'].includes(e.type) && e.at.getTime() < since)) c.endedBefore++;
       else if (stops.some((l) => l.at <= healedAt)) c.stoppedBeforeHeal++;
       else if (stops.length > 0) c.stoppedOnHeal++;
@@ -165,9 +186,11 @@ export class NetFaults {
 }
 
 /** The leases `workerId` holds, from the ledger. */
-async function heldLeases(stack: Stack, workerId: string): Promise<Array<{ jobId: string; token: number }>> {
+async function heldLeases(stack: Stack, workerId: string): Promise<Array<{ jobId: string; token: number; expiresAt: number }>> {
   const pages = await readRetrying(() =>
     Promise.all([stack.ledger.list({ status: 'starting', limit: 500 }), stack.ledger.list({ status: 'running', limit: 500 })]),
   );
-  return pages.flatMap((p) => p.jobs.filter((j) => j.leaseOwner === workerId).map((j) => ({ jobId: j.jobId, token: j.fencingToken })));
+  return pages.flatMap((p) =>
+    p.jobs.filter((j) => j.leaseOwner === workerId).map((j) => ({ jobId: j.jobId, token: j.fencingToken, expiresAt: j.leaseExpiresAt?.getTime() ?? 0 })),
+  );
 }

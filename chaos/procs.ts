@@ -18,13 +18,22 @@ export interface RejectionCounts {
 
 export const emptyRejections = (): RejectionCounts => ({ leaseLostStops: 0, rejectedCheckpointWrites: 0, leaseLostErrorLines: 0 });
 
+/** A worker's line saying it stopped a run (lease lost, or PostgreSQL out of reach). */
+export interface LeaseLostLine {
+  /** When the harness read it. */
+  at: number;
+  jobId: string | undefined;
+  token: number | undefined;
+  rejectedCheckpointWrites: number;
+}
+
 /** One spawned process; its output goes to `<logDir>/<name>.log`. */
 export class Proc {
   readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
   readonly rejections = emptyRejections();
-  /** Each "lease lost" line: when it was read, the job it names and the checkpoint writes the fence refused in that run. */
-  readonly leaseLost: Array<{ at: number; jobId: string | undefined; rejectedCheckpointWrites: number }> = [];
+  /** Each "lease lost" line: when it was read, the job and token it names and the checkpoint writes the fence refused in that run. */
+  readonly leaseLost: LeaseLostLine[] = [];
   private readonly log: WriteStream;
   private tail = '';
   private partial = '';
@@ -100,7 +109,13 @@ export class Proc {
       this.rejections.leaseLostStops++;
       const m = /"rejectedCheckpointWrites":(\d+)/.exec(line);
       if (m) this.rejections.rejectedCheckpointWrites += Number(m[1]);
-      this.leaseLost.push({ at: Date.now(), jobId: /"jobId":"([^"]+)"/.exec(line)?.[1], rejectedCheckpointWrites: Number(m?.[1] ?? 0) });
+      const token = /"token":(\d+)/.exec(line)?.[1];
+      this.leaseLost.push({
+        at: Date.now(),
+        jobId: /"jobId":"([^"]+)"/.exec(line)?.[1],
+        token: token === undefined ? undefined : Number(token),
+        rejectedCheckpointWrites: Number(m?.[1] ?? 0),
+      });
     } else if (line.includes('LeaseLostError')) {
       this.rejections.leaseLostErrorLines++;
     }

@@ -78,8 +78,10 @@ export function violationsOf(r: Omit<RunResult, 'violations'>): string[] {
   return v;
 }
 
-const sum = (ps: PartitionCheck[], k: 'held' | 'stoppedBeforeHeal' | 'stoppedOnHeal' | 'endedBefore' | 'rowsWritten' | 'checkpointWritesTried') =>
-  ps.reduce((n, p) => n + p[k], 0);
+const sum = (
+  ps: PartitionCheck[],
+  k: 'held' | 'stoppedBeforeHeal' | 'stoppedOnHeal' | 'endedBefore' | 'rowsWritten' | 'inFlightAtCut' | 'checkpointWritesTried',
+) => ps.reduce((n, p) => n + p[k], 0);
 const row = (k: string, v: unknown) => `  ${k.padEnd(44)} ${String(v)}`;
 
 /** The table printed at the end of a run. */
@@ -126,7 +128,10 @@ export function table(r: RunResult): string {
       'PG partitions: leases held / stopped before heal / on heal',
       `${sum(r.pgPartitions, 'held')} / ${sum(r.pgPartitions, 'stoppedBeforeHeal')} / ${sum(r.pgPartitions, 'stoppedOnHeal')} (${sum(r.pgPartitions, 'endedBefore')} ended before the cut)`,
     ),
-    row('  rows written / checkpoints tried after the cut', `${sum(r.pgPartitions, 'rowsWritten')} / ${sum(r.pgPartitions, 'checkpointWritesTried')}`),
+    row(
+      '  stale rows / in flight at the cut / checkpoints tried',
+      `${sum(r.pgPartitions, 'rowsWritten')} / ${sum(r.pgPartitions, 'inFlightAtCut')} / ${sum(r.pgPartitions, 'checkpointWritesTried')}`,
+    ),
     row('wrong-version steps (claims) of rows checked', `${a.versions.count} (${a.versions.claims}) of ${a.versions.checked}`),
     row(
       'deploys (jobs moved to the new version)',

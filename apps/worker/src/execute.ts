@@ -4,7 +4,7 @@ import { type DeliveryData, deliver, handOffThread } from '@runledger/queue';
 import { breakpointsOf, commandOf, type GraphRegistry, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
-import { backoffMs, classify, describeError, RunAbort } from './outcome';
+import { backoffMs, classify, describeError, findCause, RunAbort } from './outcome';
 import { attemptsExhausted, type Decision, decide, pendingInterrupts } from './recovery';
 import { runGraph } from './stream-run';
 
@@ -385,8 +385,7 @@ async function failAttempt(
  * recovers the job, as after a lost lease; a database outage is not counted as the graph failing.
  */
 function unreachable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) if (isConnectionError(e)) return true;
-  return false;
+  return findCause(err, isConnectionError) !== undefined;
 }
 
 /** Runs an attempt's ending write; a lost lease means another claim owns the job now. */

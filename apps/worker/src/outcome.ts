@@ -47,7 +47,8 @@ export function classify(err: unknown, signal: AbortSignal): Failure {
   return { kind: 'error', error: describeError(err) };
 }
 
-function findCause(err: unknown, match: (e: unknown) => boolean): unknown {
+/** The first error in `err`'s cause chain (itself included, 8 deep at most) that `match` accepts. */
+export function findCause(err: unknown, match: (e: unknown) => boolean): unknown {
   for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) if (match(e)) return e;
   return undefined;
 }
