@@ -62,7 +62,8 @@ export function toolEffectKey(ctx: RunContext, toolCallId: string): string {
  * `ctx.signal` is aborted leaves the effect pending, since the call may have gone through.
  * Throws EffectInDoubtError when the outcome is unknown and calling again is unsafe, the
  * signal's reason when `ctx.signal` aborted before the call, and LeaseLostError (unchanged)
- * when the attempt's fencing token is stale: the run must stop.
+ * when the attempt's fencing token is stale or the signal says the lease was lost (then even a
+ * provider's answer is not recorded): the run must stop.
  */
 export async function effect<T>(ctx: RunContext, options: EffectOptions<T>, fn: (idempotencyKey: string) => Promise<T>): Promise<T> {
   const { ledger, jobId, fencingToken } = ctx;
@@ -84,6 +85,9 @@ export async function effect<T>(ctx: RunContext, options: EffectOptions<T>, fn: 
     await ledger.settleEffect(jobId, fencingToken, options.key, { error: describe(err) });
     throw err;
   }
+  // The worker judged the lease lost while the provider answered: this run writes nothing more.
+  // The effect stays pending, and the next attempt settles it as after a crash (same key).
+  if (ctx.signal.reason instanceof LeaseLostError) throw ctx.signal.reason;
   const settled = await ledger.settleEffect(jobId, fencingToken, options.key, { result });
   return settled.result as T;
 }

@@ -166,5 +166,24 @@ describe('effect()', () => {
       await expect(db.ledger.settleEffect(job.jobId, first.fencingToken, 'k', { result: 1 })).rejects.toBeInstanceOf(LeaseLostError);
       expect(await db.ledger.findEffect(job.jobId, 'k')).toMatchObject({ status: 'pending', result: null });
     });
+
+    it('a lease the worker judged lost while the provider answered: the answer is not recorded, the row stays pending', async () => {
+      const job = await newJob();
+      // The token is still current in the ledger (no newer claim): only the worker's own clock
+      // (its lease keeper) says the lease is gone, so the ledger would accept the write.
+      const { ctx, controller } = await claimAttempt(db, job, 1_000);
+      const lost = new LeaseLostError(job.jobId, ctx.fencingToken, 'no heartbeat renewed the lease in time; the lease');
+      const failure = await effect(ctx, { key: 'k', name: 'book', idempotent: true }, async () => {
+        controller.abort(lost);
+        return { booked: true };
+      }).catch((e: unknown) => e);
+      expect(failure).toBe(lost);
+      expect(await db.ledger.findEffect(job.jobId, 'k')).toMatchObject({ status: 'pending', result: null, fencingToken: ctx.fencingToken });
+      // The next attempt settles it as after a crash: an idempotent provider is called again with the same key.
+      const later = await reclaimAfterExpiry(db, job);
+      const p = provider({ booked: true });
+      expect(await effect(later.ctx, { key: 'k', name: 'book', idempotent: true }, p.call)).toEqual({ booked: true });
+      expect(p.calls).toEqual([effectIdempotencyKey(job.jobId, 'k')]);
+    });
   });
 });
