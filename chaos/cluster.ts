@@ -69,6 +69,14 @@ export class ChaosRedisCluster {
       'no',
       '--maxmemory-policy',
       'noeviction',
+      // Each node its own file in the shared directory (a replica's full sync writes one).
+      '--dbfilename',
+      `dump-${port}.rdb`,
+      // A replica may take over however long its link to the master was down: the ledger, not
+      // Redis, holds what must survive, and a master that died soon after a replica rejoined
+      // otherwise kept its slot without a master (seen once: no promotion within 60 s).
+      '--cluster-replica-validity-factor',
+      '0',
     ];
     const child = spawn('redis-server', args, { cwd: this.dir, stdio: 'ignore' });
     this.children.set(port, child);
@@ -124,7 +132,10 @@ export class ChaosRedisCluster {
     return port;
   }
 
-  /** Waits until every node reports `cluster_state:ok` and three masters each have a live replica. */
+  /**
+   * Waits until every node reports `cluster_state:ok`, three masters each have a live replica, and
+   * every replica's replication link is up (its first sync done), so it can take over.
+   */
   async waitHealthy(timeoutMs: number): Promise<void> {
     const end = Date.now() + timeoutMs;
     for (;;) {
@@ -132,7 +143,9 @@ export class ChaosRedisCluster {
       const nodes = await this.cli(this.ports[0] ?? 0, 'CLUSTER', 'NODES').catch(() => '');
       const lines = nodes.split('\n').filter((l) => l.trim());
       const live = (role: string) => lines.filter((l) => l.includes(role) && !l.includes('fail') && l.includes('connected')).length;
-      if (ok.every((i) => i.includes('cluster_state:ok')) && live('master') === 3 && live('slave') === 3) return;
+      const replication = await Promise.all(this.ports.map((p) => this.cli(p, 'INFO', 'replication').catch(() => '')));
+      const linksUp = replication.every((r) => !r.includes('role:slave') || r.includes('master_link_status:up'));
+      if (ok.every((i) => i.includes('cluster_state:ok')) && live('master') === 3 && live('slave') === 3 && linksUp) return;
       if (Date.now() > end) throw new Error(`Redis Cluster not healthy after ${timeoutMs} ms:\n${nodes}`);
       await sleep(250);
     }
