@@ -73,8 +73,8 @@ export class ChaosRedisCluster {
       '--dbfilename',
       `dump-${port}.rdb`,
       // A replica may take over however long its link to the master was down: the ledger, not
-      // Redis, holds what must survive, and a master that died soon after a replica rejoined
-      // otherwise kept its slot without a master (seen once: no promotion within 60 s).
+      // Redis, holds what must survive. With the default (10), a replica that had rejoined after
+      // an earlier kill was once not promoted within 60 s, leaving the slot without a master.
       '--cluster-replica-validity-factor',
       '0',
     ];
