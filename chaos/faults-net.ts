@@ -23,6 +23,11 @@ export interface PartitionCheck {
   stoppedBeforeHeal: number;
   /** Runs that stopped once the heal failed the PostgreSQL call they were blocked in (nothing written). */
   stoppedOnHeal: number;
+  /**
+   * Leases whose claim committed but whose answer the cut kept from the worker: it never began a
+   * run (no "decision" line for the token), so there was nothing to stop.
+   */
+  claimAnswerLost: number;
   /** Of those, jobs it ended before the partition (their end landed first). */
   endedBefore: number;
   /**
@@ -92,7 +97,7 @@ export class NetFaults {
       links.pg.heal();
       // Whatever the worker still had queued would land now: give it a moment to try.
       await sleep(1_500);
-      this.partitions.push(await this.check(target, held, since, healedAt, proc?.leaseLost ?? []));
+      this.partitions.push(await this.check(target, held, since, healedAt, proc?.leaseLost ?? [], proc?.runsBegun ?? new Set()));
     });
     return `${held.length} lease(s) held`;
   }
@@ -103,6 +108,7 @@ export class NetFaults {
     since: number,
     healedAt: number,
     leaseLost: LeaseLostLine[],
+    runsBegun: ReadonlySet<string>,
   ): Promise<PartitionCheck> {
     const { ledger } = this.stack;
     const c: PartitionCheck = {
@@ -111,6 +117,7 @@ export class NetFaults {
       held: held.length,
       stoppedBeforeHeal: 0,
       stoppedOnHeal: 0,
+      claimAnswerLost: 0,
       endedBefore: 0,
       rowsWritten: 0,
       inFlightAtCut: 0,
@@ -136,6 +143,7 @@ export class NetFaults {
       if (mine.some((e) => ['completed', 'failed', 'interrupted'].includes(e.type) && e.at.getTime() < since)) c.endedBefore++;
       else if (stops.some((l) => l.at <= healedAt)) c.stoppedBeforeHeal++;
       else if (stops.length > 0) c.stoppedOnHeal++;
+      else if (!runsBegun.has(`${jobId}:${token}`)) c.claimAnswerLost++;
       else c.problems.push(`${jobId}: the run under token ${token} did not stop`);
     }
     if (c.checkpointWritesTried > 0) c.problems.push(`${c.checkpointWritesTried} checkpoint write(s) tried after the cut (refused by the fence)`);

@@ -34,6 +34,8 @@ export class Proc {
   readonly rejections = emptyRejections();
   /** Each "lease lost" line: when it was read, the job and token it names and the checkpoint writes the fence refused in that run. */
   readonly leaseLost: LeaseLostLine[] = [];
+  /** `<jobId>:<token>` of every run the worker began (its "decision" line). */
+  readonly runsBegun = new Set<string>();
   private readonly log: WriteStream;
   private tail = '';
   private partial = '';
@@ -104,6 +106,11 @@ export class Proc {
   }
 
   private scan(line: string): void {
+    // A run the worker began (it logs its decision once it holds the claim's answer).
+    if (line.includes('"msg":"decision: ')) {
+      const run = /"jobId":"([^"]+)".*"token":(\d+)/.exec(line);
+      if (run) this.runsBegun.add(`${run[1]}:${run[2]}`);
+    }
     // A run the worker stopped: its lease was lost, or PostgreSQL was out of reach before it began.
     if (line.includes('lease lost') || line.includes('stopping without further writes')) {
       this.rejections.leaseLostStops++;

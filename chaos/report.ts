@@ -80,7 +80,7 @@ export function violationsOf(r: Omit<RunResult, 'violations'>): string[] {
 
 const sum = (
   ps: PartitionCheck[],
-  k: 'held' | 'stoppedBeforeHeal' | 'stoppedOnHeal' | 'endedBefore' | 'rowsWritten' | 'inFlightAtCut' | 'checkpointWritesTried',
+  k: 'held' | 'stoppedBeforeHeal' | 'stoppedOnHeal' | 'claimAnswerLost' | 'endedBefore' | 'rowsWritten' | 'inFlightAtCut' | 'checkpointWritesTried',
 ) => ps.reduce((n, p) => n + p[k], 0);
 const row = (k: string, v: unknown) => `  ${k.padEnd(44)} ${String(v)}`;
 
@@ -126,7 +126,7 @@ export function table(r: RunResult): string {
     ),
     row(
       'PG partitions: leases held / stopped before heal / on heal',
-      `${sum(r.pgPartitions, 'held')} / ${sum(r.pgPartitions, 'stoppedBeforeHeal')} / ${sum(r.pgPartitions, 'stoppedOnHeal')} (${sum(r.pgPartitions, 'endedBefore')} ended before the cut)`,
+      `${sum(r.pgPartitions, 'held')} / ${sum(r.pgPartitions, 'stoppedBeforeHeal')} / ${sum(r.pgPartitions, 'stoppedOnHeal')} (${sum(r.pgPartitions, 'endedBefore')} ended before the cut, ${sum(r.pgPartitions, 'claimAnswerLost')} claims never answered)`,
     ),
     row(
       '  stale rows / in flight at the cut / checkpoints tried',
