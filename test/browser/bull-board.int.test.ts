@@ -3,15 +3,11 @@
 // vacation and approval jobs ran, the Completed tab lists each delivery under its graph's name
 // with its outcome and a link to its ledger job, a redelivery says so, and the Active tab shows
 // a running job's progress. Screenshots go to test-artifacts/ (docs/ with RUNLEDGER_UPDATE_DOCS=1). Skipped without Chromium.
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildApp } from '../../apps/producer/src/app';
-import { RunledgerWorker } from '../../apps/worker/src/index';
-import { deliver, openQueue } from '../../packages/queue/src/index';
-import { loadGraphs } from '../../packages/runtime/src/index';
-import { hasChromium, launchBrowser, openPage, shot } from '../support/browser';
-import { type TestDb, testDb } from '../support/db';
-import { queueConfigFor, submit, waitForStatus } from '../support/stack';
+import { deliver } from '../../packages/queue/src/index';
+import { hasChromium, shot } from '../support/browser';
+import { type InProcessStack, startInProcessStack } from '../support/in-process-stack';
+import { submit, waitForStatus } from '../support/stack';
 import '../support/provided';
 
 const backends = (['redis', 'postgres'] as const).filter((b) => b === 'postgres' || inject('redisUrl'));
@@ -19,38 +15,16 @@ const backends = (['redis', 'postgres'] as const).filter((b) => b === 'postgres'
 const docsName = (backend: string, name: string) => (backend === backends[0] ? name : undefined);
 
 describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %s backend', (backend) => {
-  let db: TestDb;
-  let app: ReturnType<typeof buildApp>;
-  let queue: ReturnType<typeof openQueue>;
-  let worker: RunledgerWorker;
-  let browser: Browser;
-  let page: Page;
-  let board: string;
-  let q: ReturnType<typeof queueConfigFor>;
+  let stack: InProcessStack;
+  const board = () => `${stack.base}/admin/queues/queue/runledger`;
 
   beforeAll(async () => {
-    db = await testDb(`bull_board_${backend}`);
-    q = queueConfigFor(backend, db.url, db.schema, inject('redisUrl'));
-    queue = openQueue(q);
-    const graphs = await loadGraphs();
-    app = buildApp({ ledger: db.ledger, queue, graphs, schema: db.schema });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    board = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/admin/queues/queue/runledger`;
-    worker = new RunledgerWorker({ ledger: db.ledger, queueConfig: q, graphs, workerId: `board-${backend}`, schema: db.schema });
-    await worker.start();
-    browser = await launchBrowser();
-    ({ page } = await openPage(browser));
+    stack = await startInProcessStack(`bull_board_${backend}`, { backend, workerId: `board-${backend}` });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await worker?.close();
-    await app?.close();
-    await queue?.close();
-    await db?.close();
-  });
+  afterAll(() => stack?.close());
 
   it('lists finished deliveries by graph with their outcomes, a redelivery as such, each linked to its ledger job', async () => {
+    const { db, q, queue, page } = stack;
     const vacation = await submit(db.ledger, q, { graph: 'vacation', input: {} });
     const approval = await submit(db.ledger, q, { graph: 'approval', input: { request: 'a new laptop' } });
     expect((await waitForStatus(db.ledger, vacation.jobId, ['completed', 'failed'])).status).toBe('completed');
@@ -59,7 +33,7 @@ describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %
     await deliver(queue, db.ledger, await db.ledger.resume(approval.jobId, { approved: true }));
     expect((await waitForStatus(db.ledger, approval.jobId, ['completed', 'failed'])).status).toBe('completed');
 
-    await page.goto(`${board}?status=completed`);
+    await page.goto(`${board()}?status=completed`);
     await expect.poll(() => page.getByText('approval (redelivery 1)').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     const text = ((await page.locator('body').textContent()) ?? '').replace(/\s+/g, ' ');
     expect(text).toContain('vacation');
@@ -71,10 +45,11 @@ describe.skipIf(!hasChromium).each(backends)('Bull Board in headless Chromium, %
   });
 
   it('shows the progress of a running job in the Active tab', async () => {
+    const { db, q, queue, page } = stack;
     // The car booking takes a few seconds: the run is active, its flight and hotel already booked.
     const running = await submit(db.ledger, q, { graph: 'vacation', input: { delays: { car: 6_000 } } });
     await expect.poll(async () => (await queue.getJob(running.jobId))?.progress, { timeout: 15_000 }).toMatchObject({ effects: { settled: 2 } });
-    await page.goto(`${board}?status=active`);
+    await page.goto(`${board()}?status=active`);
     await expect.poll(() => page.getByText(`Ledger: ${running.jobId}`).count(), { timeout: 10_000 }).toBe(1);
     await page.getByText('Progress', { exact: true }).first().click();
     const text = ((await page.locator('body').textContent()) ?? '').replace(/\s+/g, ' ');

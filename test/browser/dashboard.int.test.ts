@@ -2,32 +2,18 @@
 // playwright-core): open the list served by an in-process producer on port 0, find a
 // manual_reconcile job, open its page, try to replay without confirming, confirm, and see the
 // status change. Screenshots go to test-artifacts/ (gitignored). Skipped without Chromium.
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../apps/producer/src/app';
-import { openQueue } from '../../packages/queue/src/index';
-import { loadGraphs } from '../../packages/runtime/src/index';
-import { hasChromium, launchBrowser, openPage, shot } from '../support/browser';
-import { type TestDb, testDb } from '../support/db';
+import { hasChromium, shot } from '../support/browser';
+import { type InProcessStack, startInProcessStack } from '../support/in-process-stack';
 import '../support/provided';
 
 describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
-  let db: TestDb;
-  let app: ReturnType<typeof buildApp>;
-  let queue: ReturnType<typeof openQueue>;
-  let browser: Browser;
-  let page: Page;
-  let base: string;
+  let stack: InProcessStack;
   let jobId: string;
-  let problems: string[];
 
   beforeAll(async () => {
-    db = await testDb('browser');
-    queue = openQueue({ backend: 'postgres', databaseUrl: db.url, schema: db.schema });
-    app = buildApp({ ledger: db.ledger, queue, graphs: await loadGraphs(), schema: db.schema });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    stack = await startInProcessStack('browser', { viewport: { width: 1280, height: 900 } });
+    const { db } = stack;
     // Some history for the list and the charts, then a job that needs a person.
     for (let i = 0; i < 5; i++) await db.ledger.admit({ graph: 'echo', input: { steps: i + 1 } });
     const { job } = await db.ledger.admit({ graph: 'vacation', input: {} });
@@ -36,17 +22,11 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
     if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
     await db.ledger.recordEffectIntent(jobId, claim.job.fencingToken, 'book:hotel', 'book_hotel', `${jobId}:book:hotel`);
     await db.ledger.requireManual(jobId, claim.job.fencingToken, 'effect_in_doubt', { effect: 'book_hotel' });
-    browser = await launchBrowser();
-    ({ page, problems } = await openPage(browser, { width: 1280, height: 900 }));
   });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await queue?.close();
-    await db?.close();
-  });
+  afterAll(() => stack?.close());
 
   it('lists jobs with counts and drawn charts', async () => {
+    const { page, base } = stack;
     await page.goto(`${base}/admin`);
     await expect.poll(() => page.locator('canvas[data-drawn="true"]').count(), { timeout: 10_000 }).toBe(2);
     expect(await page.locator('.count', { hasText: 'manual_reconcile' }).locator('.n').textContent()).toBe('1');
@@ -54,6 +34,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
   });
 
   it('filters to manual_reconcile, opens the job and shows the effect in doubt', async () => {
+    const { page, base } = stack;
     await page.selectOption('select[name="status"]', 'manual_reconcile');
     await page.click('form.filters button[type="submit"]');
     await page.waitForURL(/status=manual_reconcile/);
@@ -68,6 +49,7 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
   });
 
   it('will not replay until the confirmation is ticked, then replays and shows the new status', async () => {
+    const { db, page, base, problems } = stack;
     const form = page.locator('form[data-action="replay"]');
     await form.locator('input[name="note"]').fill('checked the hotel provider: no booking');
     await form.locator('button[type="submit"]').click();
@@ -91,30 +73,15 @@ describe.skipIf(!hasChromium)('dashboard in headless Chromium', () => {
 
 describe.skipIf(!hasChromium)('signing in to the dashboard in headless Chromium', () => {
   const ADMIN_KEY = 'browser-admin-key-5b2e9c0d41f7';
-  let db: TestDb;
-  let app: ReturnType<typeof buildApp>;
-  let queue: ReturnType<typeof openQueue>;
-  let browser: Browser;
-  let base: string;
+  let stack: InProcessStack;
 
   beforeAll(async () => {
-    db = await testDb('browser_login');
-    queue = openQueue({ backend: 'postgres', databaseUrl: db.url, schema: db.schema });
-    app = buildApp({ ledger: db.ledger, queue, graphs: await loadGraphs(), schema: db.schema, security: { adminKey: ADMIN_KEY } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    browser = await launchBrowser();
+    stack = await startInProcessStack('browser_login', { security: { adminKey: ADMIN_KEY }, viewport: { width: 1280, height: 700 } });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await queue?.close();
-    await db?.close();
-  });
+  afterAll(() => stack?.close());
 
   it("goes from / to a login page in the dashboard's look that names RUNLEDGER_ADMIN_KEY, then into the dashboard", async () => {
-    const { page, problems } = await openPage(browser, { width: 1280, height: 700 });
+    const { page, base, problems } = stack;
     await page.goto(`${base}/`);
     await page.waitForURL(`${base}/admin/login`);
     expect(await page.locator('main').textContent()).toContain('RUNLEDGER_ADMIN_KEY');

@@ -4,51 +4,22 @@
 // results), not LangChain's serialised objects; an approval job parks and its page shows the
 // graph's question above the resume form, then resumes from that form. Screenshots go to
 // test-artifacts/ (docs/ with RUNLEDGER_UPDATE_DOCS=1). Skipped without Chromium.
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../apps/producer/src/app';
-import { RunledgerWorker } from '../../apps/worker/src/index';
-import { openQueue } from '../../packages/queue/src/index';
-import { loadGraphs } from '../../packages/runtime/src/index';
-import { hasChromium, launchBrowser, openPage, shot } from '../support/browser';
-import { type TestDb, testDb } from '../support/db';
-import { queueConfigFor, submit, waitForStatus } from '../support/stack';
+import { hasChromium, shot } from '../support/browser';
+import { type InProcessStack, startInProcessStack } from '../support/in-process-stack';
+import { submit, waitForStatus } from '../support/stack';
 import '../support/provided';
 
 describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
-  let db: TestDb;
-  let app: ReturnType<typeof buildApp>;
-  let queue: ReturnType<typeof openQueue>;
-  let worker: RunledgerWorker;
-  let browser: Browser;
-  let page: Page;
-  let base: string;
-  let q: ReturnType<typeof queueConfigFor>;
-  let problems: string[];
+  let stack: InProcessStack;
 
   beforeAll(async () => {
-    db = await testDb('browser_job_page');
-    q = queueConfigFor('postgres', db.url, db.schema, null);
-    queue = openQueue(q);
-    const graphs = await loadGraphs();
-    app = buildApp({ ledger: db.ledger, queue, graphs, schema: db.schema });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    worker = new RunledgerWorker({ ledger: db.ledger, queueConfig: q, graphs, workerId: 'job-page-worker', schema: db.schema });
-    await worker.start();
-    browser = await launchBrowser();
-    ({ page, problems } = await openPage(browser));
+    stack = await startInProcessStack('browser_job_page', { workerId: 'job-page-worker' });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await worker?.close();
-    await app?.close();
-    await queue?.close();
-    await db?.close();
-  });
+  afterAll(() => stack?.close());
 
   it('shows a finished vacation run as a conversation: roles, tool calls with arguments, tool results', async () => {
+    const { db, q, page, base } = stack;
     const { jobId } = await submit(db.ledger, q, { graph: 'vacation', input: {} });
     expect((await waitForStatus(db.ledger, jobId, ['completed', 'failed'])).status).toBe('completed');
     await page.goto(`${base}/admin/jobs/${jobId}`);
@@ -79,6 +50,7 @@ describe.skipIf(!hasChromium)('a job page in headless Chromium', () => {
   });
 
   it("shows a parked approval's question above the resume form, and resumes from it", async () => {
+    const { db, q, page, base, problems } = stack;
     const { jobId } = await submit(db.ledger, q, { graph: 'approval', input: { request: 'buy a boat' } });
     expect((await waitForStatus(db.ledger, jobId, ['interrupted', 'failed'])).status).toBe('interrupted');
     await page.goto(`${base}/admin/jobs/${jobId}`);

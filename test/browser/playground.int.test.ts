@@ -4,15 +4,9 @@
 // seen while the run is still running), then the run shows attempt 1, status success and its
 // effects. The page is served from the TypeScript sources here: its script is bundled on the
 // first request. Screenshot to test-artifacts/ (docs/playground.png with RUNLEDGER_UPDATE_DOCS=1).
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../apps/producer/src/app';
-import { RunledgerWorker } from '../../apps/worker/src/index';
-import { openQueue } from '../../packages/queue/src/index';
-import { loadGraphs } from '../../packages/runtime/src/index';
-import { hasChromium, launchBrowser, openPage, shot } from '../support/browser';
-import { type TestDb, testDb } from '../support/db';
-import { queueConfigFor } from '../support/stack';
+import { hasChromium, shot } from '../support/browser';
+import { type InProcessStack, startInProcessStack } from '../support/in-process-stack';
 import '../support/provided';
 
 const KEY = 'acme-key-0123456789abcdef01';
@@ -28,38 +22,19 @@ const partialReply = (full: string) => {
 };
 
 describe.skipIf(!hasChromium)('the playground in headless Chromium', () => {
-  let db: TestDb;
-  let app: ReturnType<typeof buildApp>;
-  let queue: ReturnType<typeof openQueue>;
-  let worker: RunledgerWorker;
-  let browser: Browser;
-  let page: Page;
-  let base: string;
-  let problems: string[];
+  let stack: InProcessStack;
 
   beforeAll(async () => {
-    db = await testDb('browser_playground');
-    const q = queueConfigFor('postgres', db.url, db.schema, null);
-    queue = openQueue(q);
-    const graphs = await loadGraphs();
-    app = buildApp({ ledger: db.ledger, queue, graphs, schema: db.schema, security: { apiKeys: [{ tenant: 'acme', key: KEY }] } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    worker = new RunledgerWorker({ ledger: db.ledger, queueConfig: q, graphs, workerId: 'playground-worker', schema: db.schema });
-    await worker.start();
-    browser = await launchBrowser();
-    ({ page, problems } = await openPage(browser, { width: 1100, height: 800 }));
+    stack = await startInProcessStack('browser_playground', {
+      security: { apiKeys: [{ tenant: 'acme', key: KEY }] },
+      workerId: 'playground-worker',
+      viewport: { width: 1100, height: 800 },
+    });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await worker?.close();
-    await app?.close();
-    await queue?.close();
-    await db?.close();
-  });
+  afterAll(() => stack?.close());
 
   it('asks for the key, then streams a chat reply token by token and shows the run: attempt 1, success, effects', async () => {
+    const { db, page, base, problems } = stack;
     await page.goto(`${base}/playground`);
     // Auth is on: the page itself is public, its API calls need the key a person pastes.
     await page.locator('#problem').getByText('needs an API key').waitFor();
@@ -91,6 +66,7 @@ describe.skipIf(!hasChromium)('the playground in headless Chromium', () => {
   });
 
   it('shows a run with effects: the vacation graph books three', async () => {
+    const { page, problems } = stack;
     await page.locator('#graph').selectOption('vacation');
     await page.locator('#message').fill('');
     await page.locator('#more-input').fill('{}');

@@ -4,58 +4,33 @@
 // is refused with a clear message when v2 cannot resume its checkpoints, and moves with replay.
 // Both moves are the ledger's upgrade (the /v1 action's), recorded as `upgraded` in the timeline.
 // Screenshots go to test-artifacts/. Skipped without Chromium.
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../apps/producer/src/app';
-import { RunledgerWorker } from '../../apps/worker/src/index';
-import { openQueue } from '../../packages/queue/src/index';
+import type { RunledgerWorker } from '../../apps/worker/src/index';
 import { loadGraphs } from '../../packages/runtime/src/index';
-import { hasChromium, launchBrowser, openPage, shot } from '../support/browser';
-import { type TestDb, testDb } from '../support/db';
-import { queueConfigFor, submit, waitForStatus } from '../support/stack';
+import { hasChromium, shot } from '../support/browser';
+import { type InProcessStack, startInProcessStack } from '../support/in-process-stack';
+import { submit, waitForStatus } from '../support/stack';
 import '../support/provided';
 
 describe.skipIf(!hasChromium)('the Upgrade action on a job page in headless Chromium', () => {
-  let db: TestDb;
-  let app: ReturnType<typeof buildApp>;
-  let queue: ReturnType<typeof openQueue>;
+  let stack: InProcessStack;
   let v2: RunledgerWorker;
-  let browser: Browser;
-  let page: Page;
-  let base: string;
-  let q: ReturnType<typeof queueConfigFor>;
-  let problems: string[];
 
   /** A worker serving the built-in graphs at `version`, started. */
-  const workerAt = async (version: string) => {
-    const graphs = await loadGraphs({ buildId: version });
-    const w = new RunledgerWorker({ ledger: db.ledger, queueConfig: q, graphs, workerId: `upgrade-${version}`, schema: db.schema });
-    await w.start();
-    return w;
-  };
-  const upgradeForm = () => page.locator('form[data-action="upgrade"]');
-  const timelineTypes = () => page.locator('table.timeline tbody tr td:nth-child(2)').allTextContents();
+  const workerAt = async (version: string) => stack.startWorker(`upgrade-${version}`, await loadGraphs({ buildId: version }));
+  const upgradeForm = () => stack.page.locator('form[data-action="upgrade"]');
+  const timelineTypes = () => stack.page.locator('table.timeline tbody tr td:nth-child(2)').allTextContents();
 
   beforeAll(async () => {
-    db = await testDb('browser_upgrade');
-    q = queueConfigFor('postgres', db.url, db.schema, null);
-    queue = openQueue(q);
-    app = buildApp({ ledger: db.ledger, queue, graphs: await loadGraphs({ buildId: 'v2' }), schema: db.schema });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    browser = await launchBrowser();
-    ({ page, problems } = await openPage(browser));
+    stack = await startInProcessStack('browser_upgrade', { graphs: await loadGraphs({ buildId: 'v2' }) });
   });
   afterAll(async () => {
-    await browser?.close();
     await v2?.close();
-    await app?.close();
-    await queue?.close();
-    await db?.close();
+    await stack?.close();
   });
 
   it('a parked v1 approval: refused without replay (nothing changes), moved with replay, and recorded in the timeline', async () => {
+    const { db, q, page, base, problems } = stack;
     const v1 = await workerAt('v1');
     const { jobId } = await submit(db.ledger, q, { graph: 'approval', graphVersion: 'v1', input: { request: 'a new roof' } });
     expect((await waitForStatus(db.ledger, jobId, ['interrupted', 'failed'])).status).toBe('interrupted');
@@ -105,6 +80,7 @@ describe.skipIf(!hasChromium)('the Upgrade action on a job page in headless Chro
   });
 
   it('a job waiting for a version no live worker serves says so, and moves to v2 from its page', async () => {
+    const { db, q, page, base, problems } = stack;
     const { jobId } = await submit(db.ledger, q, { graph: 'echo', graphVersion: 'v1', input: { steps: 1 } });
     await page.goto(`${base}/admin/jobs/${jobId}`);
     expect(await page.locator('dl.summary').textContent()).toContain('no live worker serves echo@v1: the job waits for one');
@@ -122,6 +98,7 @@ describe.skipIf(!hasChromium)('the Upgrade action on a job page in headless Chro
   });
 
   it('refuses the form without its confirmation box, and keeps the job where it was', async () => {
+    const { db, q, page, base } = stack;
     const { jobId } = await submit(db.ledger, q, { graph: 'echo', graphVersion: 'v0', input: {} });
     await page.goto(`${base}/admin/jobs/${jobId}`);
     await upgradeForm().locator('input[name="to"]').fill('v2');

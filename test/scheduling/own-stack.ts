@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { freePort } from '../../packages/ledger/src/index';
-import { waitFor } from '../support/db';
+import { type TestDb, testDb, waitFor } from '../support/db';
 import { type Proc, spawnProcess, spawnWorker } from '../support/stack';
 
 /**
@@ -75,4 +75,32 @@ export async function killAll(procs: Proc[]): Promise<void> {
     p.kill('SIGKILL');
     await p.exited;
   }
+}
+
+export interface OwnStack {
+  db: TestDb;
+  redis: Awaited<ReturnType<typeof ownRedis>>;
+  /** Keeps a process a test started, for `close`. */
+  add: (p: Proc) => Proc;
+  close(): Promise<void>;
+}
+
+/** A fresh test schema and a Redis of this test's own on `redisPort`; `close` kills the kept processes, stops Redis and closes the pool. */
+export async function ownStack(name: string, redisPort: number): Promise<OwnStack> {
+  const db = await testDb(name);
+  const redis = await ownRedis(redisPort).catch(async (err) => {
+    await db.close();
+    throw err;
+  });
+  const procs: Proc[] = [];
+  const add = (p: Proc) => {
+    procs.push(p);
+    return p;
+  };
+  const close = async () => {
+    await killAll(procs);
+    await redis.stop();
+    await db.close();
+  };
+  return { db, redis, add, close };
 }

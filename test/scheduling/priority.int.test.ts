@@ -6,30 +6,20 @@
 // before it, and it runs ahead of high jobs admitted before it. Judged by the order of the
 // ledger's events, not by the machine's speed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDb, testDb, waitFor } from '../support/db';
-import { type Proc, queueConfigFor, stackEnv, waitForStatus } from '../support/stack';
-import { killAll, ownRedis, post, startProducer, startWorker } from './own-stack';
+import { waitFor } from '../support/db';
+import { queueConfigFor, stackEnv, waitForStatus } from '../support/stack';
+import { type OwnStack, ownStack, post, startProducer, startWorker } from './own-stack';
 
 describe('priorities', () => {
-  let db: TestDb;
-  let redis: Awaited<ReturnType<typeof ownRedis>>;
-  const procs: Proc[] = [];
-  const add = (p: Proc) => {
-    procs.push(p);
-    return p;
-  };
+  let stack: OwnStack;
 
   beforeAll(async () => {
-    db = await testDb('priority');
-    redis = await ownRedis(7134);
+    stack = await ownStack('priority', 7134);
   });
-  afterAll(async () => {
-    await killAll(procs);
-    await redis?.stop();
-    await db?.close();
-  });
+  afterAll(() => stack?.close());
 
   it('runs the high-priority jobs admitted last first, and completes the low ones', async () => {
+    const { db, redis, add } = stack;
     const env = stackEnv(queueConfigFor('redis', db.url, db.schema, redis.url), db.url, db.schema, { WORKER_CONCURRENCY: '1', LEASE_TTL_MS: '30000' });
     const { url } = await startProducer(env, add);
     await startWorker(env, 'prio-w1', add);
@@ -58,6 +48,7 @@ describe('priorities', () => {
   }, 400_000);
 
   it('under a continuous stream of high-priority jobs, runs a low one once it has waited the aging bound', async () => {
+    const { db, redis, add } = stack;
     const env = stackEnv(queueConfigFor('redis', db.url, db.schema, redis.url), db.url, db.schema, {
       WORKER_CONCURRENCY: '1',
       LEASE_TTL_MS: '30000',

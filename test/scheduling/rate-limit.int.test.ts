@@ -7,33 +7,23 @@
 // limit row's lock behind other claims.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryId, openQueue, sendAdmitted } from '../../packages/queue/src/index';
-import { type TestDb, testDb, waitFor } from '../support/db';
-import { type Proc, queueConfigFor, stackEnv } from '../support/stack';
-import { killAll, ownRedis, startWorker } from './own-stack';
+import { waitFor } from '../support/db';
+import { queueConfigFor, stackEnv } from '../support/stack';
+import { type OwnStack, ownStack, startWorker } from './own-stack';
 
 const JOBS = 160;
 const PER_SECOND = 5;
 
 describe('per-graph rate limit', () => {
-  let db: TestDb;
-  let redis: Awaited<ReturnType<typeof ownRedis>>;
-  const procs: Proc[] = [];
-  const add = (p: Proc) => {
-    procs.push(p);
-    return p;
-  };
+  let stack: OwnStack;
 
   beforeAll(async () => {
-    db = await testDb('rate_limit');
-    redis = await ownRedis(7133);
+    stack = await ownStack('rate_limit', 7133);
   });
-  afterAll(async () => {
-    await killAll(procs);
-    await redis?.stop();
-    await db?.close();
-  });
+  afterAll(() => stack?.close());
 
   it('keeps the fleet within 5 runs per second over 30 s of overload, and every job completes', async () => {
+    const { db, redis, add } = stack;
     const q = queueConfigFor('redis', db.url, db.schema, redis.url);
     // A long lease: this test is about the limit, not about leases lost on a crowded machine.
     const env = stackEnv(q, db.url, db.schema, { LEASE_TTL_MS: '30000' });

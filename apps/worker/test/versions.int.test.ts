@@ -3,47 +3,23 @@
 // records the version that ran it, so "no step ran on a version it was not allowed to" is read
 // from the job's own result.
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { listWorkers } from '../../../packages/ledger/src/index';
-import { sleep, type TestDb, testDb, waitFor } from '../../../test/support/db';
-import { processRegistry, queueConfigFor, spawnWorker, stackEnv, submit, waitForStatus } from '../../../test/support/stack';
-import '../../../test/support/provided';
-import { deliver, openQueue } from '../../../packages/queue/src/index';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sleep, waitFor } from '../../../test/support/db';
+import { submit, waitForStatus } from '../../../test/support/stack';
+import { startWorkerProcesses, type WorkerProcesses } from './worker-processes';
 
 const fixture = path.join(import.meta.dirname, 'fixtures/versioned-graphs.ts');
 
 describe('graph versions and pools (Redis queue, real worker processes)', () => {
-  let db: TestDb;
-  let env: NodeJS.ProcessEnv;
-  let q: ReturnType<typeof queueConfigFor>;
-  const procs = processRegistry();
+  let w: WorkerProcesses;
 
   /** A worker process serving `deploy` at `version` (and the built-in graphs at build b1), once it has announced itself. */
-  const worker = async (id: string, version: string, extra: Record<string, string> = {}) => {
-    const p = procs.add(spawnWorker(env, id, { FIXTURE_VERSION: version, ...extra }));
-    await waitFor(
-      `worker ${id} to announce itself`,
-      async () => (await listWorkers(db.ledger.pool)).find((w) => w.workerId === id && w.seenMsAgo < 2_000),
-      90_000,
-      200,
-    );
-    return p;
-  };
-  const ran = async (jobId: string) => ((await db.ledger.get(jobId)).result as { ran?: string[] } | null)?.ran;
-  const claims = async (jobId: string) => (await db.ledger.events(jobId)).filter((e) => e.type === 'claimed').length;
-  const resume = async (jobId: string) => {
-    const queue = openQueue(q);
-    try {
-      await deliver(queue, db.ledger, await db.ledger.resume(jobId, true));
-    } finally {
-      await queue.close();
-    }
-  };
+  const worker = (id: string, version: string, extra: Record<string, string> = {}) => w.start(id, { FIXTURE_VERSION: version, ...extra });
+  const ran = async (jobId: string) => ((await w.db.ledger.get(jobId)).result as { ran?: string[] } | null)?.ran;
+  const resume = async (jobId: string) => w.deliver(await w.db.ledger.resume(jobId, true));
 
   beforeAll(async () => {
-    db = await testDb('versions');
-    q = queueConfigFor('redis', db.url, db.schema, inject('redisUrl'));
-    env = stackEnv(q, db.url, db.schema, {
+    w = await startWorkerProcesses('versions', {
       RUNLEDGER_GRAPHS: fixture,
       RUNLEDGER_BUILD_ID: 'b1',
       LEASE_TTL_MS: '4000',
@@ -51,10 +27,11 @@ describe('graph versions and pools (Redis queue, real worker processes)', () => 
       WORKER_CONCURRENCY: '4',
     });
   });
-  afterEach((ctx) => procs.cleanup(ctx));
-  afterAll(() => db?.close());
+  afterEach((ctx) => w?.cleanup(ctx));
+  afterAll(() => w?.close());
 
   it('rolling deploy: v1 jobs finish on v1 while a v1 worker lives, then wait visibly; an upgrade moves a parked approval to a compatible v2, and an incompatible v3 only with replay', async () => {
+    const { db, q, claims, deliver } = w;
     const v1 = { 'v1-a': await worker('v1-a', 'v1'), 'v1-b': await worker('v1-b', 'v1') };
     const admitV1 = (input: object) => submit(db.ledger, q, { graph: 'deploy', graphVersion: 'v1', input });
     const parked = [await admitV1({ ask: true }), await admitV1({ ask: true })];
@@ -111,8 +88,7 @@ describe('graph versions and pools (Redis queue, real worker processes)', () => 
     // Upgrade to the compatible v2: it resumes v1's checkpoint and finishes on v2.
     const up = await db.ledger.upgrade({ graph: 'deploy', from: 'v1', to: 'v2', jobId: first.jobId });
     expect(up).toMatchObject({ compatible: true, live: true, jobs: [{ jobId: first.jobId, moved: true, replayed: false }] });
-    const queue = openQueue(q);
-    await deliver(queue, db.ledger, await db.ledger.get(first.jobId)).finally(() => queue.close());
+    await deliver(await db.ledger.get(first.jobId));
     await waitForStatus(db.ledger, first.jobId, ['completed'], 60_000);
     expect(await ran(first.jobId)).toEqual(['start@v1', 'gate@v2', 'finish@v2']);
     expect((await db.ledger.events(first.jobId)).find((e) => e.type === 'upgraded')?.detail).toMatchObject({ from: 'v1', to: 'v2' });
@@ -126,8 +102,7 @@ describe('graph versions and pools (Redis queue, real worker processes)', () => 
     expect((await db.ledger.get(second.jobId)).graphVersion).toBe('v1');
     const replayed = await db.ledger.upgrade({ graph: 'deploy', from: 'v1', to: 'v3', jobId: second.jobId, replay: true });
     expect(replayed.jobs[0]).toMatchObject({ moved: true, replayed: true, status: 'accepted' });
-    const q3 = openQueue(q);
-    await deliver(q3, db.ledger, await db.ledger.get(second.jobId)).finally(() => q3.close());
+    await deliver(await db.ledger.get(second.jobId));
     await waitForStatus(db.ledger, second.jobId, ['interrupted'], 60_000);
     await resume(second.jobId);
     await waitForStatus(db.ledger, second.jobId, ['completed'], 60_000);
@@ -135,6 +110,7 @@ describe('graph versions and pools (Redis queue, real worker processes)', () => 
   }, 400_000);
 
   it('pools: an echo-only worker never claims a vacation job, which waits visibly (not failed) until a vacation worker is live', async () => {
+    const { db, q, claims } = w;
     // A build of its own, so workers of the test before (gone, but seen < 5 s ago) serve none of it.
     const build = { RUNLEDGER_BUILD_ID: 'p1' };
     await worker('pool-echo', 'v1', { RUNLEDGER_WORKER_GRAPHS: 'echo', ...build });
