@@ -51,6 +51,8 @@ export async function startInProcessStack(name: string, options: InProcessStackO
     const q = queueConfigFor(options.backend ?? 'postgres', db.url, db.schema, inject('redisUrl'));
     const queue = openQueue(q);
     closers.push(() => queue.close());
+    // As the producer's listen() does: BullMQ's PostgreSQL tables exist before the first admission.
+    if (q.backend === 'postgres') await queue.waitUntilReady();
     const graphs = options.graphs ?? (await loadGraphs());
     const app = buildApp({ ledger: db.ledger, queue, graphs, schema: db.schema, security: options.security });
     closers.push(() => app.close());
