@@ -66,28 +66,44 @@ INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id,
 SELECT 'scale-t-' || i, '', '1f0-0002', 'task-' || i, 0, 'steps', 'json', convert_to('2', 'UTF8')
   FROM generate_series($1::bigint, $2::bigint) AS i`;
 
-/** Adds `shape.count` finished jobs with their events and checkpoints, in batches of 100k; logs progress. */
-export async function loadFinishedJobs(pool: pg.Pool, shape: LoadShape, log: (line: string) => void): Promise<void> {
-  for (let first = shape.from + 1; first <= shape.from + shape.count; first += BATCH) {
-    const last = Math.min(first + BATCH - 1, shape.from + shape.count);
-    const started = Date.now();
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      // Bulk load: the commit's fsync once per batch, not per row.
-      await client.query('SET LOCAL synchronous_commit = off');
-      await client.query(JOBS, [first, last, shape.total, shape.days]);
-      await client.query(EVENTS, [first, last]);
-      await client.query(CHECKPOINTS, [first, last]);
-      await client.query(BLOBS, [first, last]);
-      await client.query(WRITES, [first, last]);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-    log(`loaded jobs ${first}–${last} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+/** Loads jobs first…last (one batch) in one transaction. */
+async function loadBatch(pool: pg.Pool, shape: LoadShape, first: number, last: number): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Bulk load: the commit's fsync once per batch, not per row.
+    await client.query('SET LOCAL synchronous_commit = off');
+    await client.query(JOBS, [first, last, shape.total, shape.days]);
+    await client.query(EVENTS, [first, last]);
+    await client.query(CHECKPOINTS, [first, last]);
+    await client.query(BLOBS, [first, last]);
+    await client.query(WRITES, [first, last]);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
   }
+}
+
+/**
+ * Adds `shape.count` finished jobs with their events and checkpoints, in batches of 100k, `loaders`
+ * batches at a time (one PostgreSQL backend each: the work is the server's, so one per core);
+ * logs progress.
+ */
+export async function loadFinishedJobs(pool: pg.Pool, shape: LoadShape, log: (line: string) => void, loaders = 2): Promise<void> {
+  let next = shape.from + 1;
+  const end = shape.from + shape.count;
+  const loader = async (): Promise<void> => {
+    while (next <= end) {
+      const first = next;
+      const last = Math.min(first + BATCH - 1, end);
+      next = last + 1;
+      const started = Date.now();
+      await loadBatch(pool, shape, first, last);
+      log(`loaded jobs ${first}–${last} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+  };
+  await Promise.all(Array.from({ length: loaders }, loader));
 }

@@ -1,4 +1,4 @@
-// Migration 0012 on a populated ledger (50k jobs, 200k events, effects): job_events becomes
+// Migrations 0012 and 0016 on a populated ledger (50k jobs, 200k events, effects): job_events becomes
 // partitioned by day without losing or renumbering a row, jobs stays writable while job_events is
 // being converted, the per-status counts are seeded exactly (without locking jobs) and then kept
 // by the triggers, and retention drops a whole day of events by partition.
@@ -111,6 +111,25 @@ describe('migration 0012 on a populated ledger', () => {
     const truth = Object.fromEntries((await rows('SELECT status, count(*)::int AS n FROM jobs GROUP BY 1')).map((r) => [r.status, r.n]));
     expect(await ledger.countByStatus()).toEqual(truth);
     expect(truth.completed).toBe((before.completed ?? 0) + 1 - 1);
+  });
+
+  it('counts status changes row by row (0016) and adds nothing for updates that keep the status', async () => {
+    const ledger = new Ledger(pool);
+    await ledger.sweep(); // folds: one row per (kind, tenant, status)
+    const folded = Number((await rows('SELECT count(*) FROM ledger_counts'))[0].count);
+    await pool.query(`UPDATE jobs SET updated_at = now() WHERE seq % 1000 = 1`); // 50 rows, no status change
+    expect(Number((await rows('SELECT count(*) FROM ledger_counts'))[0].count)).toBe(folded);
+    // One statement moving rows of two tenants from two statuses, and effects both ways.
+    await pool.query(`UPDATE jobs SET status = CASE status WHEN 'failed' THEN 'completed' ELSE 'cancelled' END WHERE seq % 500 IN (7, 8)`);
+    await pool.query(`UPDATE effects SET status = CASE status WHEN 'pending' THEN 'committed' ELSE 'pending' END
+                      WHERE job_id IN (SELECT job_id FROM jobs WHERE seq % 40 IN (0, 10))`);
+    const truth = Object.fromEntries((await rows('SELECT status, count(*)::int AS n FROM jobs GROUP BY 1')).map((r) => [r.status, r.n]));
+    expect(await ledger.countByStatus()).toEqual(truth);
+    expect(await ledger.countByStatus('acme')).toEqual(
+      Object.fromEntries((await rows(`SELECT status, count(*)::int AS n FROM jobs WHERE tenant = 'acme' GROUP BY 1`)).map((r) => [r.status, r.n])),
+    );
+    const effects = await rows(`SELECT status, count(*)::int AS n FROM effects GROUP BY 1 ORDER BY 1`);
+    expect(await rows(`SELECT status, sum(n)::int AS n FROM ledger_counts WHERE kind = 'effects' GROUP BY 1 HAVING sum(n) <> 0 ORDER BY 1`)).toEqual(effects);
   });
 
   it('drops whole days of events once they are older than the retention age', async () => {
