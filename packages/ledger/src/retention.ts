@@ -59,8 +59,9 @@ async function forgetEventMinutes(pool: pg.Pool): Promise<void> {
 
 /**
  * Retention at any ledger size: drops the day partitions of job_events older than
- * `olderThanDays` (no row deletes) and the chart's counted minutes of those days, creates the coming days' partitions, and prunes the LangGraph
- * checkpoints (checkpoints, blobs, pending writes) of threads whose every job is terminal and
+ * `olderThanDays` (no row deletes) and the chart's counted minutes of those days, creates the
+ * coming days' partitions, and prunes the LangGraph checkpoints (checkpoints, blobs, pending
+ * writes) of threads whose every job is terminal and
  * finished more than `olderThanDays` ago, as `checkpoints` says, in batches; reports what it
  * removed. Job rows (the permanent idempotency receipts) and effects (the proof a provider was
  * called, which a replay's idempotency key relies on) stay; a thread with any unfinished or
