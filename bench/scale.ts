@@ -80,7 +80,15 @@ async function measure(tier: string, port: number, ledger: Ledger, seconds: numb
     await ledger.complete(job.jobId, c.job.fencingToken, {});
   }
   figures.push(summarize(name('claim (claim_lease.sql)'), 'ms', claims, `p95 ${percentile(claims, 95).toFixed(2)} ms`));
-  for (const path of ['/v1/jobs?limit=50', '/v1/jobs?status=running', '/v1/jobs?graph=vacation&limit=50', '/admin', '/metrics']) {
+  for (const path of [
+    '/v1/jobs?limit=50',
+    '/v1/jobs?status=running',
+    '/v1/jobs?graph=vacation&limit=50',
+    '/admin',
+    '/metrics',
+    '/admin/api/transitions?hours=24',
+    '/admin/api/transitions?hours=720',
+  ]) {
     await get(port, path);
     figures.push(summarize(name(`GET ${path}`), 'ms', await timed(repeats * 5, () => get(port, path))));
   }

@@ -38,6 +38,7 @@ const PREPARED = new Set([
   'list_pending_effects',
   // Every worker runs these each sweep interval (1 s): planning them was most of their server CPU.
   'fold_ledger_counts',
+  'roll_up_event_minutes',
   'expire_leases',
   'list_undelivered',
   'list_limited_graphs',

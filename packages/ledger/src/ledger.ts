@@ -32,6 +32,12 @@ export interface GraphLimit {
 const LOCK_NOT_AVAILABLE = '55P03';
 /** Longest wait for a graph's limit row; the new lease loses at most this much of its TTL. */
 const LIMIT_LOCK_WAIT = '1s';
+/**
+ * Most minutes of job_events one rollup step counts (roll_up_event_minutes.sql,
+ * backfill_event_minutes.sql): an hour, about 170k events at a million jobs a day of four events
+ * each, so a sweep after downtime or during a backfill reads at most that.
+ */
+const ROLLUP_MINUTES = 60;
 
 /** Rolls a limited claim back (claimLimited). */
 class HeldBack extends Error {
@@ -465,14 +471,32 @@ export class Ledger extends AdmissionLedger {
   /** When this process last made sure the coming days' job_events partitions exist (0 = never). */
   private partitionsCheckedAt = 0;
 
+  /** Whether this process should look for events older than the chart rollup's span (at start, then after each minute it counts). */
+  private backfillDue = true;
+
+  /**
+   * One step of the chart rollup (migration 0017): counts the finished minutes of job_events into
+   * event_minutes, at most ROLLUP_MINUTES of them, and when due one chunk of older events not
+   * counted yet (a ledger migrated with history). Part of sweep(); safe with many callers (one
+   * counts at a time). True while there is more to do now: call again.
+   */
+  async rollUpEventMinutes(): Promise<boolean> {
+    const row = (await this.q('roll_up_event_minutes', [ROLLUP_MINUTES])).rows[0];
+    if (Number(row?.rolled) > 0) this.backfillDue = true;
+    if (this.backfillDue) this.backfillDue = Boolean((await this.q('backfill_event_minutes', [ROLLUP_MINUTES])).rows[0]?.more);
+    return Boolean(row?.behind) || this.backfillDue;
+  }
+
   /**
    * Expired leases → recovery_required; lists jobs with no recent delivery. Also folds the
-   * per-status counter rows (so counting stays cheap) and, hourly, creates the coming week's
-   * job_events partitions. Safe with many callers.
+   * per-status counter rows (so counting stays cheap), counts finished minutes of events for the
+   * dashboard's chart (rollUpEventMinutes) and, hourly, creates the coming week's job_events
+   * partitions. Safe with many callers.
    */
   async sweep(options: { graceMs?: number; limit?: number } = {}): Promise<SweepResult> {
     const limit = options.limit ?? 500;
     await this.q('fold_ledger_counts', []);
+    await this.rollUpEventMinutes();
     if (Date.now() - this.partitionsCheckedAt > 3_600_000) {
       await this.q('ensure_job_event_partitions', [0, 7]);
       this.partitionsCheckedAt = Date.now();

@@ -37,9 +37,31 @@ export interface RetentionReport {
 const num = (row: Record<string, unknown> | undefined, key: string) => Number(row?.[key] ?? 0);
 
 /**
+ * The chart's counted minutes of days whose job_events partitions are gone go too
+ * (forget_event_minutes.sql), under the rollup's lock so no sweep counts a minute meanwhile.
+ */
+async function forgetEventMinutes(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect().catch((err) => {
+    throw wrapDbError(err);
+  });
+  try {
+    await client.query('BEGIN');
+    await client.query(sql('lock_event_minutes'));
+    await client.query(sql('forget_event_minutes'));
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw wrapDbError(err);
+  } finally {
+    client.release();
+  }
+}
+
+/**
  * Retention at any ledger size: drops the day partitions of job_events older than
- * `olderThanDays` (no row deletes), creates the coming days' partitions, and prunes the LangGraph
- * checkpoints (checkpoints, blobs, pending writes) of threads whose every job is terminal and
+ * `olderThanDays` (no row deletes) and the chart's counted minutes of those days, creates the
+ * coming days' partitions, and prunes the LangGraph checkpoints (checkpoints, blobs, pending
+ * writes) of threads whose every job is terminal and
  * finished more than `olderThanDays` ago, as `checkpoints` says, in batches; reports what it
  * removed. Job rows (the permanent idempotency receipts) and effects (the proof a provider was
  * called, which a replay's idempotency key relies on) stay; a thread with any unfinished or
@@ -60,6 +82,7 @@ export async function pruneFinishedThreads(pool: pg.Pool, options: RetentionOpti
   };
   await q('ensure_job_event_partitions', [0, 7]);
   const dropped = await q('drop_job_event_partitions', [options.olderThanDays, options.lockWaitMs ?? 2_000]);
+  await forgetEventMinutes(pool);
   const report: RetentionReport = {
     threads: 0,
     jobs: 0,
