@@ -30,7 +30,7 @@ export class LeaseLostError extends LedgerError {
   ) {
     super(
       'LEASE_LOST',
-      `Lease on job ${jobId} lost: ${what} with fencing token ${fencingToken} was refused because a newer claim or a cancel superseded it. Stop this run; another worker owns the job now.`,
+      `Lease on job ${jobId} lost: ${what} with fencing token ${fencingToken} was refused: the lease ended (its time ran out by the database clock, a newer claim took the job, or an operator moved it). Stop this run; the job is recovered or owned elsewhere now.`,
     );
   }
 }

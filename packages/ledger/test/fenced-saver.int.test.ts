@@ -58,6 +58,12 @@ async function holdCheckpoint(threadId: string, checkpointId: string) {
   };
 }
 
+/** Leaves `ms` on the job's lease; returns when it ends, in local time. */
+async function leaseEndsIn(jobId: string, ms: number): Promise<number> {
+  await db.ledger.pool.query('UPDATE jobs SET lease_expires_at = clock_timestamp() + make_interval(secs => $2 / 1000.0) WHERE job_id = $1', [jobId, ms]);
+  return Date.now() + ms;
+}
+
 /** The backend that waits for a lock `pid` holds, once there is one. */
 async function blockedBy(pid: number): Promise<number> {
   for (let i = 0; i < 400; i++) {
@@ -128,13 +134,15 @@ describe('FencedPostgresSaver', () => {
       const job = await claimed(db.ledger, 'w1');
       const saver = saverFor(job);
       if (state === 'running') await saver.put(cfg(job.threadId), checkpoint(), META, { messages: 1 });
-      await backdateLease(db.ledger.pool, job.jobId);
+      // The put takes its fence with 1 s left on the lease; the claim comes once the lease ended.
+      const ends = await leaseEndsIn(job.jobId, 1_000);
       const cp = checkpoint();
       const hold = await holdCheckpoint(job.threadId, cp.id);
       const put = saver.put(cfg(job.threadId), cp, META, { messages: 2 });
       let claim: ReturnType<Ledger['claim']>;
       try {
         await blockedBy(hold.pid); // the put's statement has its job row lock and waits at its checkpoint insert
+        await sleep(ends - Date.now() + 50);
         claim = db.ledger.claim(job.jobId, 'w2');
         expect(await settledWithin(claim, 150)).toBe('pending');
       } finally {

@@ -3,30 +3,15 @@
 // exactly as they were, and say so (LeaseLostError, a lost heartbeat, or `false`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDb, testDb } from '../../../test/support/db';
-import { LeaseLostError, type Ledger } from '../src/index';
+import { LeaseLostError } from '../src/index';
 import { backdateLease, snapshot } from './support/jobs';
+import { STALE_WRITES } from './support/stale-writes';
 
 let db: TestDb;
 beforeAll(async () => {
   db = await testDb('fencing');
 });
 afterAll(() => db.close());
-
-type StaleWrite = (ledger: Ledger, jobId: string, token: number) => Promise<unknown>;
-
-/** Every fenced worker verb, called as the worker that lost its lease would call it. */
-const STALE_WRITES: Record<string, StaleWrite> = {
-  complete: (l, id, t) => l.complete(id, t, { stale: true }),
-  fail: (l, id, t) => l.fail(id, t, { message: 'stale' }),
-  park: (l, id, t) => l.park(id, t, { ask: 'stale' }),
-  release: (l, id, t) => l.release(id, t),
-  retryLater: (l, id, t) => l.retryLater(id, t, { message: 'stale' }, 10),
-  requireManual: (l, id, t) => l.requireManual(id, t, 'stale'),
-  appendEvent: (l, id, t) => l.appendEvent(id, t, 'resumed'),
-  recordEffectIntent: (l, id, t) => l.recordEffectIntent(id, t, 'book-new', 'book', 'idem-new'),
-  // The stale worker settles the effect whose intent it recorded before it lost the lease.
-  settleEffect: (l, id, t) => l.settleEffect(id, t, 'book-old', { result: { stale: true } }),
-};
 
 /** A job whose first lease (token 1, with a pending effect) was taken over by w2 (token 2). */
 async function supersededJob(newHolderState: 'starting' | 'running') {

@@ -7,5 +7,6 @@ INSERT INTO job_events (job_id, type, attempt, fencing_token, worker_id, detail)
 SELECT job_id, $3, attempt, fencing_token, lease_owner, $4
   FROM jobs
  WHERE job_id = $1 AND fencing_token = $2 AND status IN ('starting', 'running')
+   AND lease_expires_at > clock_timestamp()
    FOR SHARE
 RETURNING event_id;

@@ -9,6 +9,7 @@ SELECT fence.job_id, fence.attempt, fence.fencing_token, chunk.event, chunk.data
   FROM (SELECT job_id, attempt, fencing_token
           FROM jobs
          WHERE job_id = $1 AND fencing_token = $2 AND status IN ('starting', 'running')
+           AND lease_expires_at > clock_timestamp()
            FOR SHARE) AS fence
  CROSS JOIN unnest($3::text[], $4::jsonb[]) WITH ORDINALITY AS chunk(event, data, n)
  ORDER BY chunk.n

@@ -1,7 +1,7 @@
 -- end_attempt.sql
 -- Ends the current lease holder's attempt: completed, failed, interrupted (parked),
 -- recovery_required (released, retry later) or manual_reconcile. Fenced: a stale token,
--- a cancelled job or an expired-and-reclaimed lease changes nothing.
+-- a cancelled job or a lease past its expiry by the database clock (swept or not) changes nothing.
 -- Params: $1 job_id, $2 fencing_token, $3 new status, $4 event type, $5 event detail (jsonb),
 --         $6 result (jsonb), $7 error (jsonb), $8 interrupt (jsonb), $9 recovery_reason,
 --         $10 run_after delay (ms, null = now)
@@ -24,6 +24,7 @@ WITH upd AS (
          completed_at = CASE WHEN $3 IN ('completed', 'failed') THEN now() END,
          updated_at = now()
    WHERE job_id = $1 AND fencing_token = $2 AND status IN ('starting', 'running')
+     AND lease_expires_at > clock_timestamp()
   RETURNING job_id, attempt, fencing_token, tenant, thread_id
 ), ev AS (
   INSERT INTO job_events (job_id, type, attempt, fencing_token, worker_id, detail)

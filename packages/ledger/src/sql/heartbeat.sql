@@ -1,7 +1,8 @@
 -- heartbeat.sql
 -- Renews every lease a worker holds in one statement and records the worker as alive.
 -- Params: $1 worker_id, $2 job_ids (text[]), $3 fencing tokens (bigint[]), $4 lease ttl (ms)
--- Returns: the job ids whose lease could not be renewed (lost: newer claim, cancel, expiry).
+-- Returns: the job ids whose lease could not be renewed (lost: newer claim, cancel, expiry). A
+-- lease already past its expiry is never renewed, even before a sweep has moved it.
 WITH held AS (
   SELECT * FROM unnest($2::text[], $3::bigint[]) AS h(job_id, token)
 ), renewed AS (
@@ -9,7 +10,7 @@ WITH held AS (
      SET lease_expires_at = now() + make_interval(secs => $4::double precision / 1000)
     FROM held h
    WHERE j.job_id = h.job_id AND j.fencing_token = h.token AND j.lease_owner = $1
-     AND j.status IN ('starting', 'running')
+     AND j.status IN ('starting', 'running') AND j.lease_expires_at > clock_timestamp()
   RETURNING j.job_id
 ), seen AS (
   INSERT INTO workers (worker_id) VALUES ($1)

@@ -3,8 +3,9 @@
 -- trip and its own transaction: the fence, the attempt's first-checkpoint move, the channel
 -- blobs and the checkpoint row commit together or not at all.
 -- Fence: `moved` takes the job row starting → running (what record_checkpoint.sql does) and
--- `held` share-locks it while running; both need this token. They never touch the row twice:
--- every CTE sees the statement's one snapshot, where the row is either starting or running.
+-- `held` share-locks it while running; both need this token and a lease not yet expired by the
+-- database clock (clock_timestamp()). They never touch the row twice: every CTE sees the
+-- statement's one snapshot, where the row is either starting or running.
 -- A newer claim that commits before the row lock is re-checked by READ COMMITTED on the newest
 -- row version (token differs: no row, nothing written); a claim that comes later waits for
 -- this statement's transaction and then sees the checkpoint. The blobs and the checkpoint are
@@ -17,11 +18,11 @@
 --   attempt moved it meanwhile; run the statement again with a fresh snapshot).
 WITH moved AS (
   UPDATE jobs SET status = 'running', first_checkpoint_at = coalesce(first_checkpoint_at, now()), updated_at = now()
-   WHERE job_id = $1 AND fencing_token = $2 AND status = 'starting'
+   WHERE job_id = $1 AND fencing_token = $2 AND status = 'starting' AND lease_expires_at > clock_timestamp()
   RETURNING job_id, attempt, fencing_token, lease_owner
 ), held AS MATERIALIZED (
   SELECT job_id FROM jobs
-   WHERE job_id = $1 AND fencing_token = $2 AND status = 'running'
+   WHERE job_id = $1 AND fencing_token = $2 AND status = 'running' AND lease_expires_at > clock_timestamp()
      FOR SHARE
 ), fence AS MATERIALIZED (
   SELECT job_id FROM moved UNION ALL SELECT job_id FROM held
@@ -41,4 +42,5 @@ WITH moved AS (
   ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata
 )
 SELECT EXISTS (SELECT 1 FROM fence) AS held,
-       coalesce((SELECT status = 'starting' FROM jobs WHERE job_id = $1 AND fencing_token = $2), false) AS raced;
+       coalesce((SELECT status = 'starting' AND lease_expires_at > clock_timestamp()
+                   FROM jobs WHERE job_id = $1 AND fencing_token = $2), false) AS raced;

@@ -10,7 +10,7 @@
 -- Returns: one row: `held` (the fence held and everything was written).
 WITH fence AS MATERIALIZED (
   SELECT job_id FROM jobs
-   WHERE job_id = $1 AND fencing_token = $2 AND status = 'running'
+   WHERE job_id = $1 AND fencing_token = $2 AND status = 'running' AND lease_expires_at > clock_timestamp()
      FOR SHARE
 ), blobs AS (
   INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)

@@ -16,6 +16,7 @@
 WITH fence AS MATERIALIZED (
   SELECT job_id FROM jobs
    WHERE job_id = $1 AND fencing_token = $2 AND status IN ('starting', 'running')
+     AND lease_expires_at > clock_timestamp()
      FOR SHARE
 ), w AS (
   INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)

@@ -5,7 +5,7 @@
 -- Returns: one row when this call made the transition.
 WITH upd AS (
   UPDATE jobs SET status = 'running', first_checkpoint_at = coalesce(first_checkpoint_at, now()), updated_at = now()
-   WHERE job_id = $1 AND fencing_token = $2 AND status = 'starting'
+   WHERE job_id = $1 AND fencing_token = $2 AND status = 'starting' AND lease_expires_at > clock_timestamp()
   RETURNING job_id, attempt, fencing_token, lease_owner
 ), ev AS (
   INSERT INTO job_events (job_id, type, attempt, fencing_token, worker_id)

@@ -6,6 +6,7 @@
 WITH fence AS (
   SELECT job_id FROM jobs
    WHERE job_id = $1 AND fencing_token = $2 AND status IN ('starting', 'running')
+     AND lease_expires_at > clock_timestamp()
      FOR SHARE
 )
 UPDATE effects e
