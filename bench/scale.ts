@@ -1,11 +1,13 @@
-// Cost as the ledger grows (`npm run bench -- --scale`): the same measurements on an empty ledger,
-// then after loading synthetic finished jobs (events and checkpoints included, bench/lib/scale-load.ts)
-// up to each size of SCALE_JOBS (default 1,000,000 and 10,000,000), side by side. One schema
+// Cost as the ledger grows (`npm run bench -- --scale`): the same measurements on a small ledger
+// (the base: 20,000 synthetic finished jobs over the same 10 days, so every figure has rows to
+// find, a vacation page, days of chart history and a batch of threads to prune), then after
+// loading synthetic finished jobs (events and checkpoints included, bench/lib/scale-load.ts) up
+// to each size of SCALE_JOBS (default 1,000,000 and 10,000,000), side by side. One schema
 // grows tier by tier; one producer process (`apps/producer/src/main.ts`) serves it throughout.
 // Measured at each tier: admission (POST /v1/jobs, 64 connections, autocannon), claim latency,
 // list pages, GET /admin, GET /metrics, a reconciler sweep, retention (dropping a day's job_events
 // partition; one 500-thread checkpoint batch) and storage per job. Targets: each within 1.5× of
-// empty (admission: ≥ 1/1.5 of its req/s). Jobs admitted by a tier's admission run are settled as
+// the base (admission: ≥ 1/1.5 of its req/s). Jobs admitted by a tier's admission run are settled as
 // completed afterwards, so every tier starts with no backlog. Migration 0012 on a populated
 // ledger: `bench/lib/migration-lock.ts`.
 import { randomBytes } from 'node:crypto';
@@ -22,6 +24,10 @@ const DAYS = 10;
 const KEEP_FREE_BYTES = 30 * 2 ** 30;
 /** Bytes one loaded job takes with its events and checkpoints, indexes included (measured at 1M: about 2.3 kB; rounded up). */
 const BYTES_PER_JOB = 3_000;
+
+/** Jobs loaded before the base tier is measured. */
+const baseJobs = (opts: BenchOptions) => (opts.smoke ? 1_000 : 20_000);
+const tierName = (size: number) => (size >= 1e6 ? `${size / 1e6}M` : size >= 1e4 ? `${size / 1e3}k` : size.toLocaleString('en'));
 
 const tiers = (opts: BenchOptions): number[] =>
   opts.smoke ? [2_000] : (process.env.SCALE_JOBS ?? '1000000,10000000').split(',').map((s) => Number(s.replaceAll('_', '')));
@@ -93,7 +99,7 @@ async function measure(tier: string, port: number, ledger: Ledger, seconds: numb
     figures.push(summarize(name(`GET ${path}`), 'ms', await timed(repeats * 5, () => get(port, path))));
   }
   figures.push(summarize(name('reconciler sweep (ledger.sweep)'), 'ms', await timed(repeats * 5, () => ledger.sweep())));
-  // Retention: the day partitions older than 9 days (one day of the load, none when empty),
+  // Retention: the day partitions older than 9 days (the oldest day of the load),
   // then one batch of 500 finished threads whose checkpoints go but the latest.
   let t = process.hrtime.bigint();
   const dropped = await pruneFinishedThreads(ledger.pool, { olderThanDays: DAYS - 1, checkpoints: 'all' });
@@ -112,6 +118,34 @@ async function measure(tier: string, port: number, ledger: Ledger, seconds: numb
   return figures;
 }
 
+/**
+ * Loads the ledger from `loaded` to `size` jobs and brings it to the steady state a live ledger
+ * would be in: vacuumed and analysed (autovacuum would have; a freshly loaded heap has no hint
+ * bits or visibility map, so its first reader writes every page it reads), and the chart's
+ * minutes counted from scratch, as a fresh migration 0017 on a populated ledger would (the load
+ * writes `at` values inside a span already counted, which the rollup never recounts).
+ */
+async function load(ledger: Ledger, loaded: number, size: number): Promise<Figure[]> {
+  const { pool } = ledger;
+  const started = Date.now();
+  // Day partitions for the days the load spreads over (a live ledger makes them day by day; retention dropped the oldest).
+  await pool.query('SELECT ensure_job_event_partitions($1, 7)', [DAYS + 1]);
+  await loadFinishedJobs(pool, { from: loaded, count: size - loaded, days: DAYS, total: size }, (line) => console.log(`[scale] ${line}`));
+  await pool.query('VACUUM ANALYZE jobs, checkpoints, checkpoint_blobs, checkpoint_writes');
+  await pool.query('ANALYZE job_events');
+  const tier = tierName(size);
+  const figures = [summarize(`load to ${size.toLocaleString('en')} jobs (INSERT … SELECT, VACUUM ANALYZE)`, 's', [(Date.now() - started) / 1000])];
+  await pool.query('TRUNCATE event_minutes');
+  await pool.query(
+    "UPDATE event_minute_span SET rolled_from = date_trunc('minute', now() - interval '1 minute', 'UTC'), rolled_to = date_trunc('minute', now() - interval '1 minute', 'UTC')",
+  );
+  const rollup = Date.now();
+  let steps = 0;
+  while (await ledger.rollUpEventMinutes()) steps++;
+  figures.push(summarize(`chart rollup: backfill the loaded history (${DAYS} days) to ${tier}`, 's', [(Date.now() - rollup) / 1000], `${steps + 1} steps`));
+  return figures;
+}
+
 export async function run(opts: BenchOptions): Promise<Figure[]> {
   if (!opts.redisUrl) throw new Error('scale needs Redis (the producer delivers through BullMQ)');
   const seconds = opts.smoke ? 1 : 10;
@@ -120,8 +154,6 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
   await migrate({ connectionString: opts.databaseUrl, schema });
   const pool = createPool({ connectionString: opts.databaseUrl, schema, max: 4 });
   const ledger = new Ledger(pool);
-  // Day partitions for the days the load spreads over (a live ledger would have made them day by day).
-  await pool.query('SELECT ensure_job_event_partitions($1, 7)', [DAYS + 1]);
   const port = await freePort();
   const { prefix = '' } = benchQueueConfig('redis', opts.databaseUrl, schema, opts.redisUrl);
   let producer: Proc | undefined;
@@ -139,10 +171,12 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     for (let end = Date.now() + 60_000; !(await isPortOpen(port)); await new Promise((r) => setTimeout(r, 100))) {
       if (producer.child.exitCode !== null || Date.now() > end) throw new Error(`producer did not start:\n${producer.output().slice(-2000)}`);
     }
+    let loaded = baseJobs(opts);
+    const figures = await load(ledger, 0, loaded);
     await measure('warm-up', port, ledger, 1, 1); // JIT, pools, plans: not counted
-    const empty = await measure('0', port, ledger, seconds, repeats);
-    const figures = [...empty];
-    let loaded = 0;
+    const baseTier = tierName(loaded);
+    const base = await measure(baseTier, port, ledger, seconds, repeats);
+    figures.push(...base);
     const sizes = tiers(opts);
     for (const size of sizes) {
       const { bavail, bsize } = statfsSync('/');
@@ -150,26 +184,15 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
         console.log(`[scale] skipping ${size.toLocaleString('en')} jobs: loading would leave under 30 GB free`);
         break;
       }
-      const started = Date.now();
-      await pool.query('SELECT ensure_job_event_partitions($1, 7)', [DAYS + 1]); // retention dropped the oldest
-      await loadFinishedJobs(pool, { from: loaded, count: size - loaded, days: DAYS, total: size }, (line) => console.log(`[scale] ${line}`));
-      await pool.query('VACUUM ANALYZE jobs');
-      await pool.query('ANALYZE job_events');
-      const loadFigure = summarize(`load to ${size.toLocaleString('en')} jobs (INSERT … SELECT, VACUUM ANALYZE)`, 's', [(Date.now() - started) / 1000]);
+      figures.push(...(await load(ledger, loaded, size)));
       loaded = size;
-      const tier = size >= 1e6 ? `${size / 1e6}M` : size.toLocaleString('en');
-      figures.push(loadFigure);
-      // The load wrote days of history under the chart's rollup: count it all, as a live ledger's
-      // sweeps would have minute by minute, so the tier measures the steady state.
-      const rollup = Date.now();
-      let steps = 0;
-      while (await ledger.rollUpEventMinutes()) steps++;
-      figures.push(summarize(`chart rollup: backfill the loaded history (${DAYS} days) to ${tier}`, 's', [(Date.now() - rollup) / 1000], `${steps + 1} steps`));
+      const tier = tierName(size);
       for (const f of await measure(tier, port, ledger, seconds, repeats)) {
-        const base = empty.find((e) => e.name.replace(/ @ 0$/, '') === f.name.replace(/ @ .*$/, ''));
-        const timing = f.unit === 'ms' && !f.name.startsWith('retention');
-        if (base && f.unit === 'req/s') figures.push({ ...holdAgainst(f, base, 1 / TARGET, 'higher'), targetText: `≥ 1/${TARGET}×` });
-        else if (base && timing) figures.push(holdAgainst(f, base, TARGET, 'lower'));
+        const b = base.find((e) => e.name.replace(/ @ .*$/, '') === f.name.replace(/ @ .*$/, ''));
+        // Dropping day partitions is DDL on however many partitions fell out of the window: not judged.
+        const timing = f.unit === 'ms' && !f.name.startsWith('retention: drop');
+        if (b && f.unit === 'req/s') figures.push({ ...holdAgainst(f, b, 1 / TARGET, 'higher'), targetText: `≥ 1/${TARGET}×` });
+        else if (b && timing) figures.push(holdAgainst(f, b, TARGET, 'lower'));
         else figures.push(f);
       }
     }
