@@ -99,7 +99,7 @@ describe.each(backends)('effects across a SIGKILL (vacation agent, %s queue back
     // A dead attempt that recorded an intent before any checkpoint (possible with the
     // Functional API or durability "exit"): claim it as a worker that then vanishes.
     const { job } = await db.ledger.admit({ graph: 'vacation', input: { traceNodes: true } });
-    const dead = await db.ledger.claim(job.jobId, 'vanished-worker', 300);
+    const dead = await db.ledger.claim(job.jobId, 'vanished-worker', 2_000);
     if (!dead.ok) throw new Error('claim refused');
     await db.ledger.recordEffectIntent(job.jobId, dead.job.fencingToken, 'thread:call_car', 'book_car', 'rl-key');
     worker('b');

@@ -36,7 +36,7 @@ afterAll(() => db?.close());
 // Put 2 is step 0's checkpoint (after __start__'s writes); put 3 is step 1's (after the first step's).
 it.each([2, 3])('resumes a job whose step saved its task writes but not checkpoint number %i', async (dieAt) => {
   const { job } = await db.ledger.admit({ graph: 'echo', input: { steps: 2, traceNodes: true } });
-  const claim = await db.ledger.claim(job.jobId, 'doomed-worker', 300);
+  const claim = await db.ledger.claim(job.jobId, 'doomed-worker', 2_000);
   if (!claim.ok) throw new Error('claim refused');
   const token = claim.job.fencingToken;
   const saver = new DiesBeforeCheckpoint(db.ledger, { jobId: job.jobId, fencingToken: token }, { schema: db.schema });

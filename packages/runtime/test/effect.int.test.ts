@@ -27,7 +27,7 @@ function provider<T>(answer: T) {
  * called, but the lease is lost (a newer claim) before the commit. Returns the newer attempt.
  */
 async function leavePending(job: Job, key: string, name: string) {
-  const first = await claimAttempt(db, job, 1);
+  const first = await claimAttempt(db, job);
   let next: Awaited<ReturnType<typeof reclaimAfterExpiry>> | undefined;
   const failure = await effect(first.ctx, { key, name }, async () => {
     next = await reclaimAfterExpiry(db, job);
@@ -41,7 +41,7 @@ async function leavePending(job: Job, key: string, name: string) {
 describe('effect()', () => {
   it('records the intent, calls once with the derived key, commits, and then returns the stored result without calling', async () => {
     const job = await newJob();
-    const { ctx } = await claimAttempt(db, job, 1);
+    const { ctx } = await claimAttempt(db, job);
     const p = provider({ id: 7, at: new Date(0) });
     const result = await effect(ctx, { key: 'charge-1', name: 'charge' }, p.call);
     // Returned as stored JSON, the same on every later read.
@@ -150,7 +150,7 @@ describe('effect()', () => {
   describe('a stale fencing token', () => {
     it('cannot record an intent: LeaseLostError, no row, no call', async () => {
       const job = await newJob();
-      const stale = await claimAttempt(db, job, 1);
+      const stale = await claimAttempt(db, job);
       await reclaimAfterExpiry(db, job);
       const p = provider('x');
       await expect(effect(stale.ctx, { key: 'k', name: 'book', idempotent: true }, p.call)).rejects.toBeInstanceOf(LeaseLostError);
@@ -171,7 +171,7 @@ describe('effect()', () => {
       const job = await newJob();
       // The token is still current in the ledger (no newer claim): only the worker's own clock
       // (its lease keeper) says the lease is gone, so the ledger would accept the write.
-      const { ctx, controller } = await claimAttempt(db, job, 1_000);
+      const { ctx, controller } = await claimAttempt(db, job);
       const lost = new LeaseLostError(job.jobId, ctx.fencingToken, 'no heartbeat renewed the lease in time; the lease');
       const failure = await effect(ctx, { key: 'k', name: 'book', idempotent: true }, async () => {
         controller.abort(lost);

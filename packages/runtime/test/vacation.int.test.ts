@@ -63,7 +63,7 @@ describe('vacation graph', () => {
   it('window E: a resumed run keeps the persisted flight and hotel results and runs only the car again', async () => {
     const input = { traceNodes: true, delays: { car: 2_000 } };
     const job = await admitVacation(db, input);
-    const first = await claimAttempt(db, job, 200);
+    const first = await claimAttempt(db, job);
     const run = first.graph.invoke(input, first.config);
     const thread = { configurable: { thread_id: job.threadId } };
     // Flight and hotel finished: their ToolMessages are pending writes of the saved step, while car still sleeps.
@@ -95,7 +95,7 @@ describe('vacation graph', () => {
      */
     async function carBookedThenLeaseLost(input: Record<string, unknown>) {
       const job = await admitVacation(db, { ...input, traceNodes: true, afterCall: { car: 1_500 } });
-      const first = await claimAttempt(db, job, 200);
+      const first = await claimAttempt(db, job);
       const run = first.graph.invoke(job.input, first.config);
       run.catch(() => {});
       // Flight and hotel committed in the effects ledger, not only the car booked: on a loaded

@@ -21,8 +21,15 @@ export async function claimAttempt(db: TestDb, job: Job, ttlMs?: number, workerI
   return attemptOf(db, claim.job);
 }
 
-/** Waits for the current lease to expire (claim it with a tiny ttl first), then claims again: a stale holder's token is now old. */
+/**
+ * Ends the current lease by the database clock, as its time running out would (no sweep), then
+ * claims again: the stale holder's token is now old, and its lease over either way.
+ */
 export async function reclaimAfterExpiry(db: TestDb, job: Job, workerId = 'next-worker'): Promise<Attempt> {
+  await db.ledger.pool.query(
+    "UPDATE jobs SET lease_expires_at = clock_timestamp() - interval '1 millisecond' WHERE job_id = $1 AND status IN ('starting', 'running')",
+    [job.jobId],
+  );
   const claimed = await waitFor(`lease on ${job.jobId} to expire`, async () => {
     const c = await db.ledger.claim(job.jobId, workerId);
     return c.ok ? c.job : undefined;
