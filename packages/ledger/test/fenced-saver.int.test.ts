@@ -1,11 +1,11 @@
 // The fenced checkpointer (ARCHITECTURE.md, Fencing): a stale attempt's checkpoint or pending write is rolled
 // back, the first checkpoint moves starting → running in the same transaction, and a claim
 // racing a put either sees the checkpoint (committed first) or makes the put roll back.
-import { type Checkpoint, type CheckpointMetadata, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, type TestDb, testDb } from '../../../test/support/db';
 import { FencedPostgresSaver, type Job, LeaseLostError, type Ledger } from '../src/index';
+import { cfg, checkpoint, META } from './support/checkpoints';
 import { backdateLease, settledWithin, warmPool } from './support/jobs';
 
 let db: TestDb;
@@ -14,14 +14,6 @@ beforeAll(async () => {
   await warmPool(db.ledger.pool, 10);
 });
 afterAll(() => db.close());
-
-const META: CheckpointMetadata = { source: 'input', step: -1, parents: {} };
-
-function checkpoint(): Checkpoint {
-  return { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: ['hi'] }, channel_versions: { messages: 1 } };
-}
-
-const cfg = (threadId: string, checkpointId?: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
 
 /** Every checkpoint-table row of a thread: what a refused write must leave untouched. */
 async function checkpointRows(threadId: string) {

@@ -2,10 +2,10 @@
 // in the row and column it was sealed for. Values are moved with plain SQL, as someone with
 // write access to the database would, and every read of the moved value fails with a clear error.
 import { randomBytes } from 'node:crypto';
-import { type Checkpoint, type CheckpointMetadata, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDb, testDb } from '../../../test/support/db';
 import { AesGcmPayloadCodec, FencedPostgresSaver, type Job, Ledger, SealingSerializer } from '../src/index';
+import { cfg, checkpoint, META } from './support/checkpoints';
 
 let db: TestDb;
 let ledger: Ledger;
@@ -18,9 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-const META: CheckpointMetadata = { source: 'input', step: -1, parents: {} };
-const cfg = (threadId: string, checkpointId?: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
-
 async function claimed(input: unknown = {}): Promise<Job> {
   const { job } = await ledger.admit({ graph: 'echo', input });
   const c = await ledger.claim(job.jobId, 'w1', 60_000);
@@ -32,7 +29,7 @@ async function claimed(input: unknown = {}): Promise<Job> {
 async function threadWith(value: string) {
   const job = await claimed();
   const saver = new FencedPostgresSaver(ledger, { jobId: job.jobId, fencingToken: job.fencingToken }, { schema: db.schema });
-  const cp: Checkpoint = { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: [value] }, channel_versions: { messages: 1 } };
+  const cp = checkpoint([value]);
   const config = await saver.put(cfg(job.threadId), cp, META, { messages: 1 });
   await saver.putWrites(config, [['messages', `${value}-write`]], 'task-1');
   const { rows } = await db.ledger.pool.query('SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_id = $1', [cp.id]);

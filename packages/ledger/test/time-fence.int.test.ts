@@ -1,10 +1,10 @@
 // The fence is a token and a time (ARCHITECTURE.md, Fencing): once a lease is past its expiry by
 // the database clock, its holder cannot write with its current token even though no sweep has
 // moved the job and no other worker has claimed it, and a heartbeat cannot bring it back.
-import { type Checkpoint, type CheckpointMetadata, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, type TestDb, testDb } from '../../../test/support/db';
 import { FencedPostgresSaver, type Job, LeaseLostError, RunStreamLog } from '../src/index';
+import { cfg, checkpoint, META } from './support/checkpoints';
 import { backdateLease, snapshot, warmPool } from './support/jobs';
 import { STALE_WRITES } from './support/stale-writes';
 
@@ -16,10 +16,6 @@ beforeAll(async () => {
   await warmPool(db.ledger.pool, 4);
 });
 afterAll(() => db.close());
-
-const META: CheckpointMetadata = { source: 'input', step: -1, parents: {} };
-const checkpoint = (): Checkpoint => ({ ...emptyCheckpoint(), id: uuid6(-1), channel_values: { messages: ['hi'] }, channel_versions: { messages: 1 } });
-const cfg = (threadId: string, checkpointId?: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
 
 /** Everything a write of the job could touch: its row, events, effects, checkpoint rows and stream. */
 async function everything(job: Job) {
