@@ -36,3 +36,8 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
     await sleep(everyMs);
   }
 }
+
+/** Makes the current lease of `jobId` expired by the database clock (a dead or paused worker). */
+export async function backdateLease(pool: Ledger['pool'], jobId: string): Promise<void> {
+  await pool.query("UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE job_id = $1", [jobId]);
+}

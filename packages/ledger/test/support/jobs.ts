@@ -88,10 +88,7 @@ export async function withWidePool<T>(db: TestDb, size: number, fn: (ledger: Led
   }
 }
 
-/** Makes the current leases of `jobId` expired by the database clock (a dead or paused worker). */
-export async function backdateLease(pool: pg.Pool, jobId: string): Promise<void> {
-  await pool.query("UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE job_id = $1", [jobId]);
-}
+export { backdateLease } from '../../../../test/support/db';
 
 export interface Deferred<T = void> {
   promise: Promise<T>;

@@ -1,6 +1,6 @@
 import { ExampleBookings, FencedPostgresSaver, type Job } from '@runledger/ledger';
 import type { TestDb } from '../../../../test/support/db';
-import { waitFor } from '../../../../test/support/db';
+import { backdateLease, waitFor } from '../../../../test/support/db';
 import { vacationGraph } from '../../src/graphs/vacation';
 import type { RunContext, RunnableGraph } from '../../src/index';
 
@@ -26,10 +26,7 @@ export async function claimAttempt(db: TestDb, job: Job, ttlMs?: number, workerI
  * claims again: the stale holder's token is now old, and its lease over either way.
  */
 export async function reclaimAfterExpiry(db: TestDb, job: Job, workerId = 'next-worker'): Promise<Attempt> {
-  await db.ledger.pool.query(
-    "UPDATE jobs SET lease_expires_at = clock_timestamp() - interval '1 millisecond' WHERE job_id = $1 AND status IN ('starting', 'running')",
-    [job.jobId],
-  );
+  await backdateLease(db.ledger.pool, job.jobId);
   const claimed = await waitFor(`lease on ${job.jobId} to expire`, async () => {
     const c = await db.ledger.claim(job.jobId, workerId);
     return c.ok ? c.job : undefined;
