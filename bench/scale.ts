@@ -8,8 +8,8 @@
 // list pages, GET /admin, GET /metrics, a reconciler sweep, retention (dropping a day's job_events
 // partition; one 500-thread checkpoint batch) and storage per job. Targets: each within 1.5× of
 // empty (admission: ≥ 1/1.5 of its req/s). Retention is reported, not judged: the empty ledger
-// has nothing to prune (compare its figures between the loaded sizes). Jobs admitted by a tier's admission run are settled as
-// completed afterwards, so every tier starts with no backlog. Migration 0012 on a populated
+// has nothing to prune (compare its figures between the loaded sizes). Jobs admitted by a tier's
+// admission run are settled as completed afterwards, so every tier starts with no backlog. Migration 0012 on a populated
 // ledger: `bench/lib/migration-lock.ts`.
 import { randomBytes } from 'node:crypto';
 import { statfsSync } from 'node:fs';
@@ -135,9 +135,7 @@ async function load(ledger: Ledger, loaded: number, size: number): Promise<Figur
   const tier = tierName(size);
   const figures = [summarize(`load to ${size.toLocaleString('en')} jobs (INSERT … SELECT, VACUUM ANALYZE)`, 's', [(Date.now() - started) / 1000])];
   await pool.query('TRUNCATE event_minutes');
-  await pool.query(
-    "UPDATE event_minute_span SET rolled_from = date_trunc('minute', now() - interval '1 minute', 'UTC'), rolled_to = date_trunc('minute', now() - interval '1 minute', 'UTC')",
-  );
+  await pool.query("UPDATE event_minute_span SET (rolled_from, rolled_to) = (SELECT m, m FROM date_trunc('minute', now() - interval '1 minute', 'UTC') AS m)");
   const rollup = Date.now();
   let steps = 0;
   // A fresh Ledger, as a process starting on the migrated ledger: it backfills from its first call.
@@ -192,10 +190,10 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       // reads in memory (the load, its VACUUM and the chart's backfill have just read gigabytes).
       await measure(`warm-up ${tier}`, port, ledger, 1, 1);
       for (const f of await measure(tier, port, ledger, seconds, repeats)) {
-        const b = empty.find((e) => e.name.replace(/ @ 0$/, '') === f.name.replace(/ @ .*$/, ''));
+        const base = empty.find((e) => e.name.replace(/ @ 0$/, '') === f.name.replace(/ @ .*$/, ''));
         const timing = f.unit === 'ms' && !f.name.startsWith('retention');
-        if (b && f.unit === 'req/s') figures.push({ ...holdAgainst(f, b, 1 / TARGET, 'higher'), targetText: `≥ 1/${TARGET}×` });
-        else if (b && timing) figures.push(holdAgainst(f, b, TARGET, 'lower'));
+        if (base && f.unit === 'req/s') figures.push({ ...holdAgainst(f, base, 1 / TARGET, 'higher'), targetText: `≥ 1/${TARGET}×` });
+        else if (base && timing) figures.push(holdAgainst(f, base, TARGET, 'lower'));
         else figures.push(f);
       }
     }
