@@ -8,7 +8,9 @@ INSERT INTO run_stream_events (job_id, attempt, fencing_token, event, data)
 SELECT fence.job_id, fence.attempt, fence.fencing_token, chunk.event, chunk.data
   FROM (SELECT job_id, attempt, fencing_token
           FROM jobs
-         WHERE job_id = $1 AND fencing_token = $2 AND status IN ('starting', 'running')
+         -- `(status …) IS TRUE`: a bare status test implies jobs_one_active_per_thread's predicate, and the
+         -- generic plan then scans that index, dead entries and all, instead of the key (packages/ledger/test/plans.int.test.ts).
+         WHERE job_id = $1 AND fencing_token = $2 AND (status IN ('starting', 'running')) IS TRUE
            AND lease_expires_at > clock_timestamp()
            FOR SHARE) AS fence
  CROSS JOIN unnest($3::text[], $4::jsonb[]) WITH ORDINALITY AS chunk(event, data, n)

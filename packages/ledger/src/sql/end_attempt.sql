@@ -23,7 +23,9 @@ WITH upd AS (
          lease_expires_at = NULL,
          completed_at = CASE WHEN $3 IN ('completed', 'failed') THEN now() END,
          updated_at = now()
-   WHERE job_id = $1 AND fencing_token = $2 AND status IN ('starting', 'running')
+   -- `(status …) IS TRUE`: a bare status test implies jobs_one_active_per_thread's predicate, and the
+   -- generic plan then scans that index, dead entries and all, instead of the key (packages/ledger/test/plans.int.test.ts).
+   WHERE job_id = $1 AND fencing_token = $2 AND (status IN ('starting', 'running')) IS TRUE
      AND lease_expires_at > clock_timestamp()
   RETURNING job_id, attempt, fencing_token, tenant, thread_id
 ), ev AS (

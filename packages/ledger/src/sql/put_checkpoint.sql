@@ -18,11 +18,13 @@
 --   attempt moved it meanwhile; run the statement again with a fresh snapshot).
 WITH moved AS (
   UPDATE jobs SET status = 'running', first_checkpoint_at = coalesce(first_checkpoint_at, now()), updated_at = now()
-   WHERE job_id = $1 AND fencing_token = $2 AND status = 'starting' AND lease_expires_at > clock_timestamp()
+   -- `(status …) IS TRUE`: a bare status test implies jobs_one_active_per_thread's predicate, and the
+   -- generic plan then scans that index, dead entries and all, instead of the key (packages/ledger/test/plans.int.test.ts).
+   WHERE job_id = $1 AND fencing_token = $2 AND (status = 'starting') IS TRUE AND lease_expires_at > clock_timestamp()
   RETURNING job_id, attempt, fencing_token, lease_owner
 ), held AS MATERIALIZED (
   SELECT job_id FROM jobs
-   WHERE job_id = $1 AND fencing_token = $2 AND status = 'running' AND lease_expires_at > clock_timestamp()
+   WHERE job_id = $1 AND fencing_token = $2 AND (status = 'running') IS TRUE AND lease_expires_at > clock_timestamp()
      FOR SHARE
 ), fence AS MATERIALIZED (
   SELECT job_id FROM moved UNION ALL SELECT job_id FROM held

@@ -15,7 +15,9 @@
 -- Returns: one row: `held` (the fence held and the writes were applied).
 WITH fence AS MATERIALIZED (
   SELECT job_id FROM jobs
-   WHERE job_id = $1 AND fencing_token = $2 AND status IN ('starting', 'running')
+   -- `(status …) IS TRUE`: a bare status test implies jobs_one_active_per_thread's predicate, and the
+   -- generic plan then scans that index, dead entries and all, instead of the key (packages/ledger/test/plans.int.test.ts).
+   WHERE job_id = $1 AND fencing_token = $2 AND (status IN ('starting', 'running')) IS TRUE
      AND lease_expires_at > clock_timestamp()
      FOR SHARE
 ), w AS (

@@ -5,7 +5,9 @@
 -- Returns: one row when this call made the transition.
 WITH upd AS (
   UPDATE jobs SET status = 'running', first_checkpoint_at = coalesce(first_checkpoint_at, now()), updated_at = now()
-   WHERE job_id = $1 AND fencing_token = $2 AND status = 'starting' AND lease_expires_at > clock_timestamp()
+   -- `(status …) IS TRUE`: a bare status test implies jobs_one_active_per_thread's predicate, and the
+   -- generic plan then scans that index, dead entries and all, instead of the key (packages/ledger/test/plans.int.test.ts).
+   WHERE job_id = $1 AND fencing_token = $2 AND (status = 'starting') IS TRUE AND lease_expires_at > clock_timestamp()
   RETURNING job_id, attempt, fencing_token, lease_owner
 ), ev AS (
   INSERT INTO job_events (job_id, type, attempt, fencing_token, worker_id)
