@@ -104,8 +104,9 @@ describe('claim_lease finds its job by key', () => {
   });
 });
 
-/** The ledger's fenced writes: each looks its job up by job_id ($1) and checks token, status and lease. */
+/** The ledger's fenced writes: each looks its job up by job_id ($1; the heartbeat: each of $2) and checks token, status and lease. */
 const FENCED = [
+  'heartbeat',
   'append_event',
   'append_stream_events',
   'end_attempt',
