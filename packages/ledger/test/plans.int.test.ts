@@ -1,5 +1,5 @@
-// Plans that stay O(1) in the size of the ledger, checked with EXPLAIN ANALYZE on the data that
-// once made the planner pick an O(n) path:
+// Plans that stay O(1) in the size of the ledger, checked with EXPLAIN on the data that once
+// made the planner pick an O(n) path:
 // - list() reads a page: a filter on a graph, a status or a tenant whose rows are all older than
 //   many newer jobs still reads about one page of rows (the planner assumes a value's rows are
 //   spread evenly over seq; a graph idle for 20,000 newer jobs breaks that assumption);
@@ -13,7 +13,7 @@ import { sql } from '../src/sql';
 
 let db: TestDb;
 beforeAll(async () => {
-  db = await testDb('list_plans');
+  db = await testDb('plans');
   // 40,000 jobs, every tenth on graph `idle`, tenant `old` and failed, then 20,000 newer `busy` jobs
   // (with fewer old rows the planner rates `idle` rare and picks its index anyway).
   await db.ledger.pool.query(`
@@ -40,11 +40,15 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
+/** Every node of the plan, depth first. */
+const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+const isScan = (node: PlanNode) => node['Node Type'].includes('Scan');
+
 /** Rows every scan of the plan produced or filtered out: what the page read. */
-function rowsRead(node: PlanNode): number {
-  const own = node['Node Type'].includes('Scan') ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'] : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
-}
+const rowsRead = (plan: PlanNode): number =>
+  nodes(plan)
+    .filter(isScan)
+    .reduce((sum, n) => sum + (n['Actual Rows'] + (n['Rows Removed by Filter'] ?? 0)) * n['Actual Loops'], 0);
 
 async function pageCost(tenant: string | null, status: string | null, graph: string | null): Promise<{ rows: number; read: number }> {
   const { pool } = db.ledger;
@@ -71,9 +75,6 @@ describe('list_jobs reads about one page whatever the filter', () => {
   });
 });
 
-/** Every node of the plan, depth first. */
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
-
 describe('claim_lease finds its job by key', () => {
   it('reads a few pages of jobs after a burst of completions left dead entries in jobs_thread_open', async () => {
     const { pool } = db.ledger;
@@ -91,7 +92,7 @@ describe('claim_lease finds its job by key', () => {
       await client.query('ROLLBACK');
       const plan = explained.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
       // The UPDATE's own read of jobs (alias j): the claimed row by jobs_pkey, a handful of pages.
-      const target = nodes(plan).filter((n) => n['Node Type'].includes('Scan') && n['Relation Name'] === 'jobs' && n.Alias === 'j');
+      const target = nodes(plan).filter((n) => isScan(n) && n['Relation Name'] === 'jobs' && n.Alias === 'j');
       expect(target).toHaveLength(1);
       const pages = (target[0]!['Shared Hit Blocks'] ?? 0) + (target[0]!['Shared Read Blocks'] ?? 0);
       expect(pages).toBeLessThan(20);
@@ -128,10 +129,10 @@ describe('fenced writes find their job by key', () => {
       await client.query(`PREPARE plan_probe AS ${sql(name).replace(/;\s*$/, '')}`);
       const explained = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE plan_probe(${Array(params).fill('NULL').join(', ')})`);
       await client.query('ROLLBACK');
-      await client.query('DEALLOCATE ALL');
+      await client.query('DEALLOCATE plan_probe');
       const plan = explained.rows[0]['QUERY PLAN'][0].Plan as PlanNode;
       // Reads of the job itself; `o` is the other jobs of its thread, found by (tenant, thread_id).
-      const own = nodes(plan).filter((n) => n['Node Type'].includes('Scan') && n['Relation Name'] === 'jobs' && n.Alias !== 'o');
+      const own = nodes(plan).filter((n) => isScan(n) && n['Relation Name'] === 'jobs' && n.Alias !== 'o');
       expect(own.length).toBeGreaterThan(0);
       for (const scan of own) expect(scan['Index Name']).toBe('jobs_pkey');
     } finally {

@@ -23,8 +23,7 @@ WITH upd AS (
          lease_expires_at = NULL,
          completed_at = CASE WHEN $3 IN ('completed', 'failed') THEN now() END,
          updated_at = now()
-   -- `(status …) IS TRUE`: a bare status test implies jobs_one_active_per_thread's predicate, and the
-   -- generic plan then scans that index, dead entries and all, instead of the key (packages/ledger/test/plans.int.test.ts).
+   -- `(status …) IS TRUE` keeps the lookup on the key (ARCHITECTURE.md, "A job's own statements find it by key").
    WHERE job_id = $1 AND fencing_token = $2 AND (status IN ('starting', 'running')) IS TRUE
      AND lease_expires_at > clock_timestamp()
   RETURNING job_id, attempt, fencing_token, tenant, thread_id

@@ -9,9 +9,8 @@ WITH held AS (
   UPDATE jobs j
      SET lease_expires_at = now() + make_interval(secs => $4::double precision / 1000)
     FROM held h
-   -- `(…) IS TRUE`: bare, these tests let the planner find the rows through jobs_lease_owner or
-   -- jobs_one_active_per_thread, partial indexes that keep a dead entry for every job that ended
-   -- until a vacuum, instead of one key probe per held job (packages/ledger/test/plans.int.test.ts).
+   -- `(…) IS TRUE` keeps the lookup on the key, one probe per held job, off jobs_lease_owner
+   -- (ARCHITECTURE.md, "A job's own statements find it by key").
    WHERE j.job_id = h.job_id AND j.fencing_token = h.token
      AND (j.lease_owner = $1 AND j.status IN ('starting', 'running')) IS TRUE
      AND j.lease_expires_at > clock_timestamp()

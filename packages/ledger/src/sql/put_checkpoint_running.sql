@@ -10,8 +10,7 @@
 -- Returns: one row: `held` (the fence held and everything was written).
 WITH fence AS MATERIALIZED (
   SELECT job_id FROM jobs
-   -- `(status …) IS TRUE`: a bare status test implies jobs_one_active_per_thread's predicate, and the
-   -- generic plan then scans that index, dead entries and all, instead of the key (packages/ledger/test/plans.int.test.ts).
+   -- `(status …) IS TRUE` keeps the lookup on the key (ARCHITECTURE.md, "A job's own statements find it by key").
    WHERE job_id = $1 AND fencing_token = $2 AND (status = 'running') IS TRUE AND lease_expires_at > clock_timestamp()
      FOR SHARE
 ), blobs AS (
