@@ -139,6 +139,26 @@ export class OneStatementPostgresSaver extends RowBoundPostgresSaver {
   }
 }
 
+interface HeldWrites {
+  /** put_writes.sql's parameters after the fence: thread, ns, checkpoint, task, idx[], channel[], type[], blob[], replace. */
+  data: unknown[];
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** Held writes as put_checkpoint_with_writes.sql's row arrays ($13–$20): one element per written row. */
+function heldRows(held: HeldWrites[]): unknown[][] {
+  const columns: unknown[][] = [[], [], [], [], [], [], [], []];
+  for (const { data } of held) {
+    const idx = data[4] as number[];
+    for (let i = 0; i < idx.length; i++) {
+      const row = [data[0], data[1], data[2], data[3], idx[i], (data[5] as unknown[])[i], (data[6] as unknown[])[i], (data[7] as unknown[])[i]];
+      for (const [c, v] of row.entries()) columns[c]?.push(v);
+    }
+  }
+  return columns;
+}
+
 /**
  * The checkpointer of one attempt of one job. Each `put` and `putWrites` is one statement
  * (`put_checkpoint.sql`, `put_writes.sql`) that share-locks the job
@@ -146,6 +166,12 @@ export class OneStatementPostgresSaver extends RowBoundPostgresSaver {
  * is written and it throws `LeaseLostError`. The attempt's first checkpoint moves the job
  * starting → running (with its `checkpointed` event) in that same statement; later ones use
  * `put_checkpoint_running.sql`, the same fence without the move.
+ *
+ * Once running, a task's plain writes (not errors, interrupts or resume values) are held until
+ * the next `put` or the next turn of the event loop, whichever comes first: a put that follows
+ * at once carries them in its own statement (`put_checkpoint_with_writes.sql`), so a step of one
+ * task commits once instead of twice. Each `putWrites` promise settles when its rows are written
+ * (or refused), so LangGraph's `durability: 'sync'` still waits for them; reads write them first.
  */
 export class FencedPostgresSaver extends OneStatementPostgresSaver {
   /** Checkpoint or write calls this saver refused because the lease was lost. */
@@ -176,10 +202,7 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     const values = [this.fence.jobId, this.fence.fencingToken, ...data];
     // Once running, the same fence without the starting → running move (and the counting
     // trigger its UPDATE fires): put_checkpoint_running.sql.
-    if (this.seenRunning) {
-      if (!(await this.statement('put_checkpoint_running', values)).held) this.refuse('checkpoint write');
-      return;
-    }
+    if (this.seenRunning) return this.putRunning(values);
     let out = await this.statement('put_checkpoint', values);
     // The snapshot saw this attempt's job still starting, but a concurrent put of the same
     // attempt moved it first: not `starting` any more for `moved`, not yet `running` for `held`.
@@ -189,13 +212,60 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     this.seenRunning = true;
   }
 
-  protected override async writeWrites(data: unknown[]): Promise<void> {
+  /** Plain task writes waiting for the next put (put_writes.sql's parameters), with their callers' promises. */
+  private held: HeldWrites[] = [];
+  private flushTurn: NodeJS.Immediate | undefined;
+
+  protected override writeWrites(data: unknown[]): Promise<void> {
+    // Special writes (`replace`) and writes before the first held put go at once, as before.
+    if (data[8] === true || !this.seenRunning) return this.writeWritesNow(data);
+    return new Promise((resolve, reject) => {
+      this.held.push({ data, resolve, reject });
+      this.flushTurn ??= setImmediate(() => void this.flushHeld());
+    });
+  }
+
+  private async writeWritesNow(data: unknown[]): Promise<void> {
     const out = await this.statement('put_writes', [this.fence.jobId, this.fence.fencingToken, ...data]);
     if (!out.held) this.refuse('pending write');
   }
 
-  private refuse(what: string): never {
-    this.rejectedWrites++;
+  /** Writes what is held, each task's writes on their own: no put came in time to carry them. */
+  private async flushHeld(): Promise<void> {
+    clearImmediate(this.flushTurn);
+    this.flushTurn = undefined;
+    const held = this.held.splice(0);
+    await Promise.all(held.map((h) => this.writeWritesNow(h.data).then(h.resolve, h.reject)));
+  }
+
+  /** A running put, carrying the held writes when there are any. */
+  private async putRunning(values: unknown[]): Promise<void> {
+    const held = this.held.splice(0);
+    if (held.length === 0) {
+      if (!(await this.statement('put_checkpoint_running', values)).held) this.refuse('checkpoint write');
+      return;
+    }
+    try {
+      if (!(await this.statement('put_checkpoint_with_writes', [...values, ...heldRows(held)])).held) this.refuse('checkpoint write', held.length);
+    } catch (err) {
+      for (const h of held) h.reject(err);
+      throw err;
+    }
+    for (const h of held) h.resolve();
+  }
+
+  override async getTuple(config: RunnableConfig) {
+    if (this.held.length > 0) await this.flushHeld();
+    return super.getTuple(config);
+  }
+
+  override async *list(...args: Parameters<OneStatementPostgresSaver['list']>) {
+    if (this.held.length > 0) await this.flushHeld();
+    yield* super.list(...args);
+  }
+
+  private refuse(what: string, alsoRefused = 0): never {
+    this.rejectedWrites += 1 + alsoRefused;
     throw new LeaseLostError(this.fence.jobId, this.fence.fencingToken, what);
   }
 }
