@@ -146,7 +146,8 @@ export async function executeDelivery(deps: ExecuteDeps, jobId: string, graph?: 
   const timer = setTimeout(() => controller.abort(new RunAbort('timeout', `Attempt ${job.attempt} exceeded its time limit of ${timeoutMs} ms.`)), timeoutMs);
   let outcome: DeliveryOutcome;
   try {
-    outcome = await runClaimed(deps, { job, started: claim.started, mayHavePendingEffects: claim.mayHavePendingEffects }, controller.signal, control, log);
+    const claimed = { job, started: claim.started, mayHavePendingEffects: claim.mayHavePendingEffects, threadEmpty: claim.threadEmpty };
+    outcome = await runClaimed(deps, claimed, controller.signal, control, log);
   } finally {
     clearTimeout(timer);
     deps.controls.delete(jobId);
@@ -162,6 +163,8 @@ interface Claimed {
   /** The claim recorded the `started` event. */
   started: boolean;
   mayHavePendingEffects: boolean;
+  /** No checkpoint on the job's thread at the claim. */
+  threadEmpty: boolean;
 }
 
 async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSignal, control: RunControl, log: ExecuteDeps['log']): Promise<DeliveryOutcome> {
@@ -185,7 +188,9 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
       return { outcome: 'failed', decision: exhausted.action, handOff: end.otherJobsOnThread };
     });
   }
-  const saver = new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: deps.schema });
+  // A fresh thread (the claim found no checkpoint on it): LangGraph's first read is skipped.
+  const emptyThread = claimed.threadEmpty ? threadOf(job).configurable.thread_id : undefined;
+  const saver = new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: deps.schema, emptyThread });
   let graph: RunnableGraph;
   let state: StateSnapshot | undefined;
   try {

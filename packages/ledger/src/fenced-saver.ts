@@ -29,6 +29,12 @@ export interface FencedSaverOptions {
    * serializes them.
    */
   codec?: PayloadCodec;
+  /**
+   * A LangGraph thread id the caller knows has no checkpoint (the claim said so: the job holds
+   * its thread, so nobody else writes there): FencedPostgresSaver answers its reads of that
+   * thread with nothing until its own first write, without a query.
+   */
+  emptyThread?: string;
 }
 
 /** The checkpoint metadata key naming the job that wrote it (delete_run_checkpoints.sql reads it). */
@@ -167,8 +173,9 @@ function heldRows(held: HeldWrites[]): unknown[][] {
  * starting → running (with its `checkpointed` event) in that same statement; later ones use
  * `put_checkpoint_running.sql`, the same fence without the move.
  *
- * Once running, a task's plain writes (not errors, interrupts or resume values) are held until
- * the next `put` or the next turn of the event loop, whichever comes first: a put that follows
+ * Once running (or while the first put is in flight), a task's plain writes (not errors,
+ * interrupts or resume values) are held until the next `put` or the next turn of the event loop
+ * (after the first put settles), whichever comes first: a put that follows
  * at once carries them in its own statement (`put_checkpoint_with_writes.sql`), so a step of one
  * task commits once instead of twice. Each `putWrites` promise settles when its rows are written
  * (or refused), so LangGraph's `durability: 'sync'` still waits for them; reads write them first.
@@ -177,12 +184,16 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
   /** Checkpoint or write calls this saver refused because the lease was lost. */
   rejectedWrites = 0;
 
+  /** The thread known empty (FencedSaverOptions.emptyThread), until this saver's first write. */
+  private emptyThread: string | undefined;
+
   constructor(
     ledger: Ledger,
     private readonly fence: Fence,
     options: FencedSaverOptions = {},
   ) {
     super(ledger.pool, { ...options, codec: options.codec ?? ledger.payloadCodec });
+    this.emptyThread = options.emptyThread;
   }
 
   /** Tags each checkpoint with the job that wrote it (metadata JOB_TAG, unseen by readers), so a rollback finds them. */
@@ -192,6 +203,7 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     metadata: CheckpointMetadata,
     newVersions: Record<string, string | number>,
   ): Promise<RunnableConfig> {
+    this.emptyThread = undefined;
     return super.put(config, checkpoint, { ...metadata, [JOB_TAG]: this.fence.jobId } as CheckpointMetadata, newVersions);
   }
 
@@ -203,25 +215,34 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     // Once running, the same fence without the starting → running move (and the counting
     // trigger its UPDATE fires): put_checkpoint_running.sql.
     if (this.seenRunning) return this.putRunning(values);
-    let out = await this.statement('put_checkpoint', values);
-    // The snapshot saw this attempt's job still starting, but a concurrent put of the same
-    // attempt moved it first: not `starting` any more for `moved`, not yet `running` for `held`.
-    // A fresh snapshot tells (one more round trip, never on the common path).
-    if (!out.held && out.raced) out = await this.statement('put_checkpoint', values);
-    if (!out.held) this.refuse('checkpoint write');
-    this.seenRunning = true;
+    this.firstPuts++;
+    try {
+      let out = await this.statement('put_checkpoint', values);
+      // The snapshot saw this attempt's job still starting, but a concurrent put of the same
+      // attempt moved it first: not `starting` any more for `moved`, not yet `running` for `held`.
+      // A fresh snapshot tells (one more round trip, never on the common path).
+      if (!out.held && out.raced) out = await this.statement('put_checkpoint', values);
+      if (!out.held) this.refuse('checkpoint write');
+      this.seenRunning = true;
+    } finally {
+      // Writes held meanwhile wait for the next put (LangGraph chains it right after this one), at most a turn.
+      if (--this.firstPuts === 0 && this.held.length > 0) this.flushTurn ??= setImmediate(() => void this.flushHeld());
+    }
   }
+
+  /** First puts (starting → running) in flight: writes made meanwhile are held for the put after them. */
+  private firstPuts = 0;
 
   /** Plain task writes waiting for the next put (put_writes.sql's parameters), with their callers' promises. */
   private held: HeldWrites[] = [];
   private flushTurn: NodeJS.Immediate | undefined;
 
   protected override writeWrites(data: unknown[]): Promise<void> {
-    // Special writes (`replace`) and writes before the first held put go at once, as before.
-    if (data[8] === true || !this.seenRunning) return this.writeWritesNow(data);
+    // Special writes (`replace`), and writes before any put of the attempt, go at once.
+    if (data[8] === true || !(this.seenRunning || this.firstPuts > 0)) return this.writeWritesNow(data);
     return new Promise((resolve, reject) => {
       this.held.push({ data, resolve, reject });
-      this.flushTurn ??= setImmediate(() => void this.flushHeld());
+      if (this.firstPuts === 0) this.flushTurn ??= setImmediate(() => void this.flushHeld());
     });
   }
 
@@ -254,7 +275,13 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     for (const h of held) h.resolve();
   }
 
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    this.emptyThread = undefined;
+    return super.putWrites(config, writes, taskId);
+  }
+
   override async getTuple(config: RunnableConfig) {
+    if (this.emptyThread !== undefined && config.configurable?.thread_id === this.emptyThread) return undefined;
     if (this.held.length > 0) await this.flushHeld();
     return super.getTuple(config);
   }

@@ -89,6 +89,7 @@ export class Ledger extends AdmissionLedger {
           previousReason: row.previous_reason,
           started: row.claim_started === true,
           mayHavePendingEffects: row.claim_may_have_pending_effects !== false,
+          threadEmpty: row.claim_thread_empty === true,
         };
     } catch (err) {
       // Two jobs of one thread claimed at once: the partial unique index lets one win.

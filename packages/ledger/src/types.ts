@@ -114,6 +114,8 @@ export type ClaimResult =
       started: boolean;
       /** False when the job certainly has no pending effect (`pendingEffects` can be skipped). */
       mayHavePendingEffects: boolean;
+      /** The job's LangGraph thread had no checkpoint at the claim: a fresh thread (FencedSaverOptions.emptyThread). */
+      threadEmpty: boolean;
     }
   | { ok: false; reason: ClaimRefusal; status?: JobStatus; blockedBy?: string; dueInMs?: number };
 

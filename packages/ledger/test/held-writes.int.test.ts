@@ -87,6 +87,25 @@ describe('FencedPostgresSaver held writes', () => {
     expect((await saver.getTuple(cfg(job.threadId, first)))?.pendingWrites).toHaveLength(4);
   });
 
+  it("writes made while the attempt's first put is in flight ride with the put after it", async () => {
+    const { job } = await db.ledger.admit({ graph: 'echo', input: {} });
+    const c = await db.ledger.claim(job.jobId, 'w1', 60_000);
+    if (!c.ok) throw new Error(`claim refused: ${c.reason}`);
+    const saver = new FencedPostgresSaver(db.ledger, { jobId: job.jobId, fencingToken: c.job.fencingToken }, { schema: db.schema });
+    const first = checkpoint();
+    const sent = await statementsDuring(async () => {
+      const put = saver.put(cfg(job.threadId), first, META, { messages: 1 });
+      const inFlight = () => (saver as unknown as { firstPuts: number }).firstPuts;
+      for (let i = 0; i < 1_000 && inFlight() === 0; i++) await Promise.resolve();
+      expect(inFlight()).toBe(1);
+      const write = saver.putWrites(cfg(job.threadId, first.id), WRITES, 'task-1');
+      await put;
+      await Promise.all([write, saver.put(cfg(job.threadId, first.id), checkpoint(['next']), META, { messages: 2 })]);
+    });
+    expect(sent).toEqual(['put_checkpoint', 'put_checkpoint_with_writes']);
+    expect(await writeRows(job.threadId)).toHaveLength(3);
+  });
+
   it('writes no put follows are written on their own in the next turn, before their promise settles', async () => {
     const { job, saver, first } = await running();
     const sent = await statementsDuring(() => saver.putWrites(cfg(job.threadId, first), WRITES, 'task-1'));

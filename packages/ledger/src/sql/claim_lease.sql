@@ -15,7 +15,7 @@
 -- Returns: the claimed job row plus `previous_status`, `previous_reason`, `claim_started` (the
 -- `started` event was written) and `claim_may_have_pending_effects` (false only when the job was
 -- `accepted` — no lease, so no effect write can race this statement's snapshot — and has no
--- pending effect; otherwise read them after the claim), or no row when refused.
+-- pending effect; otherwise read them after the claim) and `claim_thread_empty`, or no row when refused.
 -- Whether the job is claimable is judged on prev's locked row, not in the UPDATE's WHERE: there,
 -- those status conditions imply jobs_thread_open's predicate, and the planner found the row by
 -- scanning that partial index instead of the key, walking every dead entry a burst of
@@ -45,7 +45,12 @@ WITH prev AS (
             (prev.status <> 'accepted' OR prev.pending_effects) AS claim_may_have_pending_effects,
             (j.graph = ANY ($4::text[]) AND j.first_checkpoint_at IS NULL AND j.attempt <= 1
              AND j.attempt <= j.max_attempts AND j.recovery_reason IS NULL
-             AND NOT prev.pending_effects) IS TRUE AS claim_started
+             AND NOT prev.pending_effects) IS TRUE AS claim_started,
+            -- No checkpoint yet anywhere on the job's LangGraph thread (the saver skips its first read).
+            -- A put of an older token that committed while this waited for the row shows in
+            -- first_checkpoint_at (re-read under the lock); other writers are held off the thread.
+            (j.first_checkpoint_at IS NULL
+             AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.thread_id = langgraph_thread_id(j.tenant, j.thread_id))) AS claim_thread_empty
 ), ev AS (
   INSERT INTO job_events (job_id, type, attempt, fencing_token, worker_id, detail)
   SELECT upd.job_id, e.type, upd.attempt, upd.fencing_token, $2, e.detail
