@@ -7,6 +7,8 @@
 // the producer at LOG_LEVEL=warn, the workers at info, as the other modules run them). Target ≥ 0.8×.
 // Beside each throughput, the CPU time per job of every process (lib/cpu-split.ts): producer,
 // each worker, the PostgreSQL backends serving each of them, Redis, the bench's own polls.
+// Then a shape check, reported and not judged: the same runs with one worker process of c=16
+// instead of two of c=8, each against bare loop runs made beside it.
 import { freePort, isPortOpen } from '../packages/ledger/src/index';
 import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, holdAgainst, size, summarize } from './figures';
@@ -131,6 +133,49 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       const f = summarize(`Runledger CPU per job: ${k}`, 'ms', v);
       figures.push(k === 'total, own processes and backends' ? holdAgainst(f, loopTotal) : f);
     }
+    await split.close();
+    split = undefined;
+    // The shape check: the same runs with the work of both workers in one process of c=16 (the
+    // bare loop's concurrency), reported beside the judged shape, each against its own loop runs.
+    await Promise.all(procs.splice(1).map((p) => stop(p)));
+    const solo = await startWorker(q, opts.databaseUrl, db.schema, 'e2e-http-solo', { WORKER_CONCURRENCY: String(IN_FLIGHT), PGAPPNAME: 'worker-solo' });
+    procs.push(solo);
+    await endToEnd(IN_FLIGHT * 2);
+    const soloProcs = {
+      'bare loop process': processes['bare loop process'] ?? 0,
+      'producer process': procs[0]?.child.pid ?? 0,
+      'worker process': solo.child.pid ?? 0,
+    };
+    split = await CpuSplit.open(
+      opts.databaseUrl,
+      soloProcs,
+      ['bare-loop', 'producer', 'worker-solo', 'bench'],
+      opts.redisUrl ? await redisPid(opts.redisUrl) : undefined,
+    );
+    const soloLoop: number[] = [];
+    const soloOurs: number[] = [];
+    const soloLoopCpu = new Map<string, number[]>();
+    const soloCpu = new Map<string, number[]>();
+    for (let r = 0; r < repeats; r++) {
+      const l = await split.during(() => bare.ask<{ runsPerSecond: number }>(`run ${jobs}`));
+      soloLoop.push(l.result.runsPerSecond);
+      record(soloLoopCpu, l.ms, l.machineMs, (k) => !/producer|worker|Redis|bench/.test(k));
+      const self = process.cpuUsage();
+      const o = await split.during(() => endToEnd(jobs));
+      const mine = process.cpuUsage(self);
+      soloOurs.push(o.result);
+      record(soloCpu, { ...o.ms, 'bench process (submits, polls)': (mine.user + mine.system) / 1000 }, o.machineMs, (k) => !/bare/.test(k));
+    }
+    const soloBaseline = summarize('shape check: bare loop, run beside the one-worker runs', 'runs/s', soloLoop);
+    const soloLoopTotal = summarize('shape check: bare loop CPU per run', 'ms', soloLoopCpu.get('total, own processes and backends') ?? []);
+    figures.push(
+      soloBaseline,
+      holdAgainst(summarize(`shape check: Runledger over HTTP, producer + 1 worker × c=${IN_FLIGHT}`, 'runs/s', soloOurs, note), soloBaseline),
+      soloLoopTotal,
+      holdAgainst(summarize('shape check: Runledger CPU per job, total', 'ms', soloCpu.get('total, own processes and backends') ?? []), soloLoopTotal),
+      summarize('shape check: Runledger CPU per job, worker process', 'ms', soloCpu.get('worker process') ?? []),
+      summarize('shape check: Runledger CPU per job, its PostgreSQL backends', 'ms', soloCpu.get('PostgreSQL for worker-solo') ?? []),
+    );
     return figures;
   } finally {
     await split?.close();
