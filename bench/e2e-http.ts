@@ -111,16 +111,20 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       ])
         into.set(k, [...(into.get(k) ?? []), v / jobs]);
     };
-    for (let r = 0; r < repeats; r++) {
-      const l = await split.during(() => bare.ask<{ runsPerSecond: number }>(`run ${jobs}`));
-      loop.push(l.result.runsPerSecond);
-      record(loopCpu, l.ms, l.machineMs, (k) => !/producer|worker|Redis|bench/.test(k));
-      const self = process.cpuUsage();
-      const o = await split.during(() => endToEnd(jobs));
-      const mine = process.cpuUsage(self);
-      ours.push(o.result);
-      record(ourCpu, { ...o.ms, 'bench process (submits, polls)': (mine.user + mine.system) / 1000 }, o.machineMs, (k) => !/bare/.test(k));
-    }
+    /** `repeats` times: the bare loop, then Runledger, each with the CPU split of its window. */
+    const alternate = async (cpu: CpuSplit, loopRuns: number[], ourRuns: number[], loopMs: Map<string, number[]>, ourMs: Map<string, number[]>) => {
+      for (let r = 0; r < repeats; r++) {
+        const l = await cpu.during(() => bare.ask<{ runsPerSecond: number }>(`run ${jobs}`));
+        loopRuns.push(l.result.runsPerSecond);
+        record(loopMs, l.ms, l.machineMs, (k) => !/producer|worker|Redis|bench/.test(k));
+        const self = process.cpuUsage();
+        const o = await cpu.during(() => endToEnd(jobs));
+        const mine = process.cpuUsage(self);
+        ourRuns.push(o.result);
+        record(ourMs, { ...o.ms, 'bench process (submits, polls)': (mine.user + mine.system) / 1000 }, o.machineMs, (k) => !/bare/.test(k));
+      }
+    };
+    await alternate(split, loop, ours, loopCpu, ourCpu);
     const baseline = summarize(`bare graph.invoke + stock PostgresSaver, ${jobs} threads at c=${IN_FLIGHT}`, 'runs/s', loop, "one process, durability 'sync'");
     const note = `${jobs} jobs per repeat over HTTP, ${IN_FLIGHT} submits in flight, ${q.backend} queue, first submit to last completed`;
     const figures = [
@@ -156,16 +160,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     const soloOurs: number[] = [];
     const soloLoopCpu = new Map<string, number[]>();
     const soloCpu = new Map<string, number[]>();
-    for (let r = 0; r < repeats; r++) {
-      const l = await split.during(() => bare.ask<{ runsPerSecond: number }>(`run ${jobs}`));
-      soloLoop.push(l.result.runsPerSecond);
-      record(soloLoopCpu, l.ms, l.machineMs, (k) => !/producer|worker|Redis|bench/.test(k));
-      const self = process.cpuUsage();
-      const o = await split.during(() => endToEnd(jobs));
-      const mine = process.cpuUsage(self);
-      soloOurs.push(o.result);
-      record(soloCpu, { ...o.ms, 'bench process (submits, polls)': (mine.user + mine.system) / 1000 }, o.machineMs, (k) => !/bare/.test(k));
-    }
+    await alternate(split, soloLoop, soloOurs, soloLoopCpu, soloCpu);
     const soloBaseline = summarize('shape check: bare loop, run beside the one-worker runs', 'runs/s', soloLoop);
     const soloLoopTotal = summarize('shape check: bare loop CPU per run', 'ms', soloLoopCpu.get('total, own processes and backends') ?? []);
     figures.push(

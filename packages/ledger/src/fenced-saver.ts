@@ -152,7 +152,7 @@ interface HeldWrites {
   reject: (err: unknown) => void;
 }
 
-/** Held writes as put_checkpoint_with_writes.sql's row arrays ($13–$20): one element per written row. */
+/** Held writes as put_checkpoint_running.sql's row arrays ($13–$20): one element per written row. */
 function heldRows(held: HeldWrites[]): unknown[][] {
   const columns: unknown[][] = [[], [], [], [], [], [], [], []];
   for (const { data } of held) {
@@ -176,7 +176,7 @@ function heldRows(held: HeldWrites[]): unknown[][] {
  * Once running (or while the first put is in flight), a task's plain writes (not errors,
  * interrupts or resume values) are held until the next `put` or the next turn of the event loop
  * (after the first put settles), whichever comes first: a put that follows
- * at once carries them in its own statement (`put_checkpoint_with_writes.sql`), so a step of one
+ * at once carries them in its own statement (`put_checkpoint_running.sql`), so a step of one
  * task commits once instead of twice. Each `putWrites` promise settles when its rows are written
  * (or refused), so LangGraph's `durability: 'sync'` still waits for them; reads write them first.
  */
@@ -213,7 +213,7 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
   protected override async writeCheckpoint(data: unknown[]): Promise<void> {
     const values = [this.fence.jobId, this.fence.fencingToken, ...data];
     // Once running, the same fence without the starting → running move (and the counting
-    // trigger its UPDATE fires): put_checkpoint_running.sql.
+    // trigger its UPDATE fires), with the held writes: put_checkpoint_running.sql.
     if (this.seenRunning) return this.putRunning(values);
     this.firstPuts++;
     try {
@@ -259,15 +259,11 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     await Promise.all(held.map((h) => this.writeWritesNow(h.data).then(h.resolve, h.reject)));
   }
 
-  /** A running put, carrying the held writes when there are any. */
+  /** A running put, carrying the held writes (none: empty arrays). */
   private async putRunning(values: unknown[]): Promise<void> {
     const held = this.held.splice(0);
-    if (held.length === 0) {
-      if (!(await this.statement('put_checkpoint_running', values)).held) this.refuse('checkpoint write');
-      return;
-    }
     try {
-      if (!(await this.statement('put_checkpoint_with_writes', [...values, ...heldRows(held)])).held) this.refuse('checkpoint write', held.length);
+      if (!(await this.statement('put_checkpoint_running', [...values, ...heldRows(held)])).held) this.refuse('checkpoint write', held.length);
     } catch (err) {
       for (const h of held) h.reject(err);
       throw err;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDb, testDb } from '../../../test/support/db';
 import { FencedPostgresSaver, type Job, langGraphThreadId } from '../src/index';
 import { cfg, checkpoint, META } from './support/checkpoints';
+import { queriesDuring } from './support/observe';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -21,22 +22,8 @@ async function claim(req: { threadId?: string; tenant?: string } = {}) {
 const saverFor = (job: Job, emptyThread?: string) =>
   new FencedPostgresSaver(db.ledger, { jobId: job.jobId, fencingToken: job.fencingToken }, { schema: db.schema, emptyThread });
 
-/** Queries the pool runs while `work` runs (observed on the real pool). */
-async function queriesDuring(work: () => Promise<unknown>): Promise<number> {
-  const pool = db.ledger.pool;
-  const query = pool.query;
-  let n = 0;
-  pool.query = ((...args: Parameters<typeof query>) => {
-    n++;
-    return (query as (...a: unknown[]) => unknown).apply(pool, args);
-  }) as typeof query;
-  try {
-    await work();
-  } finally {
-    pool.query = query;
-  }
-  return n;
-}
+/** How many queries the pool runs while `work` runs. */
+const queryCount = async (work: () => Promise<unknown>) => (await queriesDuring(db.ledger.pool, work)).length;
 
 describe('claim: threadEmpty', () => {
   it('is true for a job on a new thread and false once the thread has a checkpoint, per tenant', async () => {
@@ -62,9 +49,9 @@ describe('FencedPostgresSaver emptyThread', () => {
   it('answers the first read of the empty thread without a query, and reads after its own first write', async () => {
     const c = await claim();
     const saver = saverFor(c.job, c.job.threadId);
-    expect(await queriesDuring(async () => expect(await saver.getTuple(cfg(c.job.threadId))).toBeUndefined())).toBe(0);
+    expect(await queryCount(async () => expect(await saver.getTuple(cfg(c.job.threadId))).toBeUndefined())).toBe(0);
     // Another thread is read as usual.
-    expect(await queriesDuring(() => saver.getTuple(cfg(`${c.job.threadId}-other`)))).toBe(1);
+    expect(await queryCount(() => saver.getTuple(cfg(`${c.job.threadId}-other`)))).toBe(1);
     const cp = checkpoint(['saved']);
     await saver.put(cfg(c.job.threadId), cp, META, { messages: 1 });
     expect((await saver.getTuple(cfg(c.job.threadId)))?.checkpoint.id).toBe(cp.id);

@@ -7,6 +7,7 @@ import { type TestDb, testDb } from '../../../test/support/db';
 import { FencedPostgresSaver, type Job, LeaseLostError } from '../src/index';
 import { cfg, checkpoint, META } from './support/checkpoints';
 import { backdateLease } from './support/jobs';
+import { queriesDuring } from './support/observe';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -25,23 +26,9 @@ async function running() {
   return { job: c.job as Job, saver, first: first.id };
 }
 
-/** The names of the saver's statements sent while `work` runs (the pool's own query, observed). */
-async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const pool = db.ledger.pool;
-  const query = pool.query;
-  const names: string[] = [];
-  pool.query = ((...args: Parameters<typeof query>) => {
-    const name = (args[0] as { name?: string }).name;
-    if (name?.startsWith('runledger_put')) names.push(name.slice('runledger_'.length));
-    return (query as (...a: unknown[]) => unknown).apply(pool, args);
-  }) as typeof query;
-  try {
-    await work();
-  } finally {
-    pool.query = query;
-  }
-  return names;
-}
+/** The saver's checkpoint statements sent while `work` runs, by name. */
+const statementsDuring = async (work: () => Promise<unknown>) =>
+  (await queriesDuring(db.ledger.pool, work)).filter((n) => n.startsWith('runledger_put')).map((n) => n.slice('runledger_'.length));
 
 const writeRows = async (threadId: string) =>
   (
@@ -68,7 +55,7 @@ describe('FencedPostgresSaver held writes', () => {
         saver.put(cfg(job.threadId, first), next, META, { messages: 2 }),
       ]),
     );
-    expect(sent).toEqual(['put_checkpoint_with_writes']);
+    expect(sent).toEqual(['put_checkpoint_running']);
     const rows = await writeRows(job.threadId);
     expect(rows.map((r) => [r.task_id, r.idx, r.channel])).toEqual([
       ['task-1', 0, 'messages'],
@@ -102,7 +89,7 @@ describe('FencedPostgresSaver held writes', () => {
       await put;
       await Promise.all([write, saver.put(cfg(job.threadId, first.id), checkpoint(['next']), META, { messages: 2 })]);
     });
-    expect(sent).toEqual(['put_checkpoint', 'put_checkpoint_with_writes']);
+    expect(sent).toEqual(['put_checkpoint', 'put_checkpoint_running']);
     expect(await writeRows(job.threadId)).toHaveLength(3);
   });
 

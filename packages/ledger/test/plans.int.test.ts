@@ -113,7 +113,6 @@ const FENCED = [
   'end_attempt',
   'put_checkpoint',
   'put_checkpoint_running',
-  'put_checkpoint_with_writes',
   'put_writes',
   'record_checkpoint',
   'record_effect_intent',
