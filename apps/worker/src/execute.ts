@@ -146,8 +146,7 @@ export async function executeDelivery(deps: ExecuteDeps, jobId: string, graph?: 
   const timer = setTimeout(() => controller.abort(new RunAbort('timeout', `Attempt ${job.attempt} exceeded its time limit of ${timeoutMs} ms.`)), timeoutMs);
   let outcome: DeliveryOutcome;
   try {
-    const claimed = { job, started: claim.started, mayHavePendingEffects: claim.mayHavePendingEffects, threadEmpty: claim.threadEmpty };
-    outcome = await runClaimed(deps, claimed, controller.signal, control, log);
+    outcome = await runClaimed(deps, claim, controller.signal, control, log);
   } finally {
     clearTimeout(timer);
     deps.controls.delete(jobId);
@@ -157,15 +156,8 @@ export async function executeDelivery(deps: ExecuteDeps, jobId: string, graph?: 
   return outcome;
 }
 
-/** A claimed job with what the claim statement already did or learnt. */
-interface Claimed {
-  job: Job;
-  /** The claim recorded the `started` event. */
-  started: boolean;
-  mayHavePendingEffects: boolean;
-  /** No checkpoint on the job's thread at the claim. */
-  threadEmpty: boolean;
-}
+/** A claimed job with what the claim statement already did or learnt (started, pending effects, an empty thread). */
+type Claimed = Pick<Extract<ClaimResult, { ok: true }>, 'job' | 'started' | 'mayHavePendingEffects' | 'threadEmpty'>;
 
 async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSignal, control: RunControl, log: ExecuteDeps['log']): Promise<DeliveryOutcome> {
   const { ledger } = deps;

@@ -226,7 +226,7 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
       this.seenRunning = true;
     } finally {
       // Writes held meanwhile wait for the next put (LangGraph chains it right after this one), at most a turn.
-      if (--this.firstPuts === 0 && this.held.length > 0) this.flushTurn ??= setImmediate(() => void this.flushHeld());
+      if (--this.firstPuts === 0 && this.held.length > 0) this.flushNextTurn();
     }
   }
 
@@ -242,8 +242,12 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     if (data[8] === true || !(this.seenRunning || this.firstPuts > 0)) return this.writeWritesNow(data);
     return new Promise((resolve, reject) => {
       this.held.push({ data, resolve, reject });
-      if (this.firstPuts === 0) this.flushTurn ??= setImmediate(() => void this.flushHeld());
+      if (this.firstPuts === 0) this.flushNextTurn();
     });
+  }
+
+  private flushNextTurn(): void {
+    this.flushTurn ??= setImmediate(() => void this.flushHeld());
   }
 
   private async writeWritesNow(data: unknown[]): Promise<void> {

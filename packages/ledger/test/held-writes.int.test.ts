@@ -4,9 +4,9 @@
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDb, testDb } from '../../../test/support/db';
-import { FencedPostgresSaver, type Job, LeaseLostError } from '../src/index';
+import { FencedPostgresSaver, LeaseLostError } from '../src/index';
 import { cfg, checkpoint, META } from './support/checkpoints';
-import { backdateLease } from './support/jobs';
+import { backdateLease, jobIn } from './support/jobs';
 import { queriesDuring } from './support/observe';
 
 let db: TestDb;
@@ -15,15 +15,18 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
+/** A claimed job (starting) and its attempt's saver. */
+async function claimed() {
+  const { job, token } = await jobIn(db.ledger, 'starting');
+  return { job, saver: new FencedPostgresSaver(db.ledger, { jobId: job.jobId, fencingToken: token }, { schema: db.schema }) };
+}
+
 /** A claimed job and its saver, already running (its first checkpoint saved). */
 async function running() {
-  const { job } = await db.ledger.admit({ graph: 'echo', input: {} });
-  const c = await db.ledger.claim(job.jobId, 'w1', 60_000);
-  if (!c.ok) throw new Error(`claim refused: ${c.reason}`);
-  const saver = new FencedPostgresSaver(db.ledger, { jobId: c.job.jobId, fencingToken: c.job.fencingToken }, { schema: db.schema });
+  const { job, saver } = await claimed();
   const first = checkpoint();
-  await saver.put(cfg(c.job.threadId), first, META, { messages: 1 });
-  return { job: c.job as Job, saver, first: first.id };
+  await saver.put(cfg(job.threadId), first, META, { messages: 1 });
+  return { job, saver, first: first.id };
 }
 
 /** The saver's checkpoint statements sent while `work` runs, by name. */
@@ -75,10 +78,7 @@ describe('FencedPostgresSaver held writes', () => {
   });
 
   it("writes made while the attempt's first put is in flight ride with the put after it", async () => {
-    const { job } = await db.ledger.admit({ graph: 'echo', input: {} });
-    const c = await db.ledger.claim(job.jobId, 'w1', 60_000);
-    if (!c.ok) throw new Error(`claim refused: ${c.reason}`);
-    const saver = new FencedPostgresSaver(db.ledger, { jobId: job.jobId, fencingToken: c.job.fencingToken }, { schema: db.schema });
+    const { job, saver } = await claimed();
     const first = checkpoint();
     const sent = await statementsDuring(async () => {
       const put = saver.put(cfg(job.threadId), first, META, { messages: 1 });
