@@ -2,7 +2,7 @@
 // `addBulk` of 100 on Redis (no database, no HTTP), side by side in one run. The producer runs as
 // `npm run producer` runs it (apps/producer/src/main.ts, default settings: rate limit unset, auth
 // off, LOG_LEVEL=warn); each batch is one coalesced ledger statement, one addBulk and one
-// `enqueued` events statement. The load generator (fetch, in this process) and the baseline's
+// `enqueued` events statement. The load generator (lib/http-post.ts, in this process) and the baseline's
 // addBulk loops keep CONCURRENCY batches in flight each; repeats alternate between the two.
 // Every job of every batch must answer 202. Target from issue 19: ≥ 0.5× addBulk. Beside each,
 // CPU per job from /proc (lib/cpu-split.ts): the producer process, its PostgreSQL backends, the
@@ -13,6 +13,7 @@ import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, holdAgainst, size, summarize, throughput } from './figures';
 import { redisPid } from './lib/cpu';
 import { CpuSplit } from './lib/cpu-split';
+import { jsonPoster } from './lib/http-post';
 import { benchQueueConfig, spawnScript, stop } from './lib/processes';
 import { closeQueue, emptyRedisQueue, readyQueue } from './lib/queues';
 
@@ -42,6 +43,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     PGAPPNAME: 'bulk-producer',
   });
   const queue = await readyQueue(bareQueue);
+  const client = jsonPoster(`http://127.0.0.1:${port}`, CONCURRENCY);
   try {
     for (let end = Date.now() + 180_000; !(await isPortOpen(port)); ) {
       if (proc.child.exitCode !== null || Date.now() > end) throw new Error(`the producer did not start:\n${proc.output().slice(-2000)}`);
@@ -49,8 +51,8 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     }
     const body = JSON.stringify({ jobs: Array.from({ length: BATCH }, () => ({ graph: 'echo', input: { steps: 2 } })) });
     const viaHttp = async () => {
-      const r = await fetch(`http://127.0.0.1:${port}/v1/jobs/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      const answer = (await r.json()) as { results?: Array<{ status: number }> };
+      const r = await client.post('/v1/jobs/batch', body);
+      const answer = JSON.parse(r.body) as { results?: Array<{ status: number }> };
       const admitted = answer.results?.filter((x) => x.status === 202).length ?? 0;
       if (r.status !== 200 || admitted !== BATCH) throw new Error(`POST /v1/jobs/batch answered ${r.status}, ${admitted} of ${BATCH} jobs admitted`);
     };
@@ -95,6 +97,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     for (const [k, v] of cpu) figures.push(summarize(`CPU per job, ${k}`, 'µs', v));
     return figures;
   } finally {
+    client.close();
     await stop(proc);
     await closeQueue(queue);
     for (const q of [producerQueue, bareQueue]) await emptyRedisQueue(opts.redisUrl, q.prefix ?? '');
