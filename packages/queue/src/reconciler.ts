@@ -24,7 +24,12 @@ export interface SweepReport {
   stillQueued: number;
   /** Jobs raised to the front of the queue by priority aging in this sweep. */
   aged: number;
+  /** Listed jobs that a worker claimed (or someone delivered) while the sweep checked the list. */
+  claimedMeanwhile: number;
 }
+
+/** The states a job waits for a delivery in (list_undelivered.sql). */
+const UNDELIVERED: ReadonlySet<string> = new Set(['accepted', 'recovery_required']);
 
 /** Jobs one aging pass raises at most; the rest wait for the next pass. */
 const AGING_BATCH = 100;
@@ -69,11 +74,21 @@ export class Reconciler {
 
   private async sweep(): Promise<SweepReport> {
     const { expired, undelivered } = await this.ledger.sweep({ graceMs: this.options.graceMs ?? 5_000 });
-    const report: SweepReport = { expired: expired.length, redelivered: 0, stillQueued: 0, aged: 0 };
+    const report: SweepReport = { expired: expired.length, redelivered: 0, stillQueued: 0, aged: 0, claimedMeanwhile: 0 };
     const expiredSet = new Set(expired);
     for (const job of undelivered) {
       if (!expiredSet.has(job.jobId) && (await isQueuedOrTaken(this.queue, job.deliveryId))) {
         report.stillQueued++;
+        continue;
+      }
+      // The list is a snapshot, and checking it against the queue takes a round trip per job: a
+      // job listed while it waited in a backlog may have been claimed and run since, its delivery
+      // finished. A claim commits before its delivery finishes, so the ledger read after the queue
+      // said "not there" shows it; only a job still waiting for the delivery it was listed with
+      // gets another.
+      const now = expiredSet.has(job.jobId) ? job : await this.ledger.get(job.jobId);
+      if (!UNDELIVERED.has(now.status) || now.deliveries !== job.deliveries) {
+        report.claimedMeanwhile++;
         continue;
       }
       await deliver(this.queue, this.ledger, job);
