@@ -1,14 +1,16 @@
 // Round trips per echo job (2 steps): every PostgreSQL query (pg runs one at a time per
 // connection, so one query is one round trip) and every Redis command, counted in this process
-// while an in-process RunledgerWorker (concurrency 16) runs a batch end to end, next to the bare
-// graph.invoke loop with the unfenced PostgresSaver (sequential). Start-up, heartbeats and sweeps
-// of the worker count too (spread over the batch). The profile behind the e2e figures: on this
+// while an in-process RunledgerWorker (concurrency 16, its graphs wrapped as a worker process
+// wraps them) runs a batch end to end, next to the bare graph.invoke loop with the unfenced
+// PostgresSaver (sequential). Start-up, heartbeats and sweeps of the worker count too (spread
+// over the batch). The profile behind the e2e figures: on this
 // machine a loopback round trip costs tens of microseconds of kernel time on each side.
 import { randomUUID } from 'node:crypto';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { RunledgerWorker } from '../apps/worker/src/index';
+import { instrumentGraphs } from '../apps/worker/src/telemetry-graphs';
 import { createPool, Ledger } from '../packages/ledger/src/index';
 import { builtInGraphs } from '../packages/runtime/src/index';
 import { benchSchema } from './bench-schema';
@@ -61,7 +63,8 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
   const jobs = size(opts, { smoke: 32, quick: 200, full: 1_000 });
   const db = await benchSchema(opts, 'round_trips');
   const q = benchQueueConfig(opts.redisUrl ? 'redis' : 'postgres', opts.databaseUrl, db.schema, opts.redisUrl);
-  const graphs = new Map(builtInGraphs.map((g) => [g.name, g]));
+  // Wrapped as a worker process wraps them (spans off, rejected-write metrics on).
+  const graphs = instrumentGraphs(new Map(builtInGraphs.map((g) => [g.name, g])), { onRejectedWrites: () => undefined });
   // The worker's and the bare loop's own pools, so the bench's progress polls do not count.
   const workerPool = createPool({ connectionString: opts.databaseUrl, schema: db.schema, max: 20 });
   const barePool = createPool({ connectionString: opts.databaseUrl, schema: db.schema, max: 20 });

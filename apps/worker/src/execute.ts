@@ -281,10 +281,10 @@ async function applyDecision(
 /**
  * The channels a LangGraph graph's `getState` returns as `values` (`streamChannelsAsIs`), when
  * they are a list (values an object, which carries `__interrupt__`); otherwise undefined (a single
- * channel, or a graph that does not expose them, e.g. wrapped for tracing).
+ * channel, or a wrapper that does not pass them on: RunnableGraph.streamChannelsAsIs).
  */
 function stateKeys(graph: RunnableGraph): string[] | undefined {
-  const keys = (graph as { streamChannelsAsIs?: unknown }).streamChannelsAsIs;
+  const keys = graph.streamChannelsAsIs;
   return Array.isArray(keys) && keys.every((k) => typeof k === 'string') ? keys : undefined;
 }
 

@@ -104,6 +104,8 @@ function instrumentGraph(def: GraphDefinition, options: GraphInstrumentation): G
         if (refused > 0) options.onRejectedWrites?.('checkpoint', refused);
       };
       const instrumented: RunnableGraph = {
+        // Passed on, or every run would read its final state back (execute.ts, stateKeys).
+        streamChannelsAsIs: graph.streamChannelsAsIs,
         getState: (config) => graph.getState(config),
         async invoke(input, config) {
           const { traced, before } = begin(config);

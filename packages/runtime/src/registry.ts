@@ -15,6 +15,12 @@ export interface RunnableGraph {
   invoke(input: unknown, config: Record<string, unknown>): Promise<unknown>;
   stream?(input: unknown, config: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
   getState(config: { configurable: Record<string, unknown> }): Promise<StateSnapshot>;
+  /**
+   * LangGraph's output channels of `invoke` (a compiled graph's `streamChannelsAsIs`). When it is
+   * a list, the worker takes a finished run's result from `invoke` instead of reading the state
+   * back; a wrapper around a compiled graph must pass it on.
+   */
+  readonly streamChannelsAsIs?: unknown;
 }
 
 /** A graph Runledger can run by name. */
