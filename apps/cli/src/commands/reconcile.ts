@@ -9,6 +9,6 @@ import type { CliContext } from '../context';
 export async function reconcile(ctx: CliContext, graceMs: number): Promise<void> {
   const report = await new Reconciler(ctx.ledger, await ctx.queue(), { graceMs }).sweepOnce();
   ctx.print(
-    `reconciler sweep: ${report.expired} expired lease(s) moved to recovery_required, ${report.redelivered} job(s) delivered again, ${report.stillQueued} still waiting in the queue`,
+    `reconciler sweep: ${report.expired} expired lease(s) moved to recovery_required, ${report.redelivered} job(s) delivered again, ${report.stillQueued} still waiting in the queue, ${report.claimedMeanwhile} claimed while the sweep ran`,
   );
 }
