@@ -1,7 +1,7 @@
 // End to end in the shape a user runs Runledger (issue 19): 300 `echo {steps:2}` jobs submitted
-// over HTTP (POST /v1/jobs, 16 requests in flight on kept-alive connections, lib/http-post.ts) to a producer process, run by 2 worker
-// processes with WORKER_CONCURRENCY=8, timed from the first submit until the ledger shows every
-// job completed (polled every 50 ms). Held against the bare loop (bench/procs/bare-invoke.ts): the
+// over HTTP (POST /v1/jobs, 16 requests in flight on kept-alive connections, lib/http-post.ts)
+// to a producer process, run by 2 worker processes with WORKER_CONCURRENCY=8, timed from the
+// first submit until the ledger shows every job completed (polled every 50 ms). Held against the bare loop (bench/procs/bare-invoke.ts): the
 // same graph on LangGraph's stock PostgresSaver, durability 'sync', 300 threads at concurrency 16
 // in one process. Producer and workers run with their defaults (rate limit unset, auth off;
 // the producer at LOG_LEVEL=warn, the workers at info, as the other modules run them). Target ≥ 0.8×.

@@ -3,8 +3,8 @@
 // while an in-process RunledgerWorker (concurrency 16, its graphs wrapped as a worker process
 // wraps them) runs a batch end to end, next to the bare graph.invoke loop with the unfenced
 // PostgresSaver (sequential). Start-up, heartbeats and sweeps of the worker count too (spread
-// over the batch). The profile behind the e2e figures: on this
-// machine a loopback round trip costs tens of microseconds of kernel time on each side.
+// over the batch). The profile behind the e2e figures: on this machine a loopback round trip
+// costs tens of microseconds of kernel time on each side.
 import { randomUUID } from 'node:crypto';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Redis } from 'ioredis';

@@ -21,6 +21,9 @@ export interface BulkPeers {
 
 export async function openBulkPeers(databaseUrl: string, schema: string, queue: Queue<DeliveryData>, batch: number): Promise<BulkPeers> {
   const closers: Array<() => Promise<unknown>> = [];
+  const closeAll = async () => {
+    for (const c of [...closers].reverse()) await c().catch(() => {});
+  };
   const named = (options: pg.PoolConfig = {}) => {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_MAX, application_name: PEERS_APP, ...options });
     const report = (err: Error) => console.error(`[bench] bulk peers' pool: ${err.message}`);
@@ -65,12 +68,10 @@ export async function openBulkPeers(databaseUrl: string, schema: string, queue: 
         'pg-boss insert': () => boss.insert(jobs().map((data) => ({ name: 'run', data, id: data.jobId }))),
         'graphile-worker addJobs': () => utils.addJobs(jobs().map((payload) => ({ identifier: 'run', payload }))),
       },
-      async close() {
-        for (const c of closers.reverse()) await c().catch(() => {});
-      },
+      close: closeAll,
     };
   } catch (err) {
-    for (const c of closers.reverse()) await c().catch(() => {});
+    await closeAll();
     throw err;
   }
 }

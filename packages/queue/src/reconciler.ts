@@ -77,19 +77,16 @@ export class Reconciler {
     const report: SweepReport = { expired: expired.length, redelivered: 0, stillQueued: 0, aged: 0, claimedMeanwhile: 0 };
     const expiredSet = new Set(expired);
     for (const job of undelivered) {
-      if (!expiredSet.has(job.jobId) && (await isQueuedOrTaken(this.queue, job.deliveryId))) {
-        report.stillQueued++;
-        continue;
-      }
-      // The list is a snapshot, and checking it against the queue takes a round trip per job: a
-      // job listed while it waited in a backlog may have been claimed and run since, its delivery
-      // finished. A claim commits before its delivery finishes, so the ledger read after the queue
-      // said "not there" shows it; only a job still waiting for the delivery it was listed with
-      // gets another.
-      const now = expiredSet.has(job.jobId) ? job : await this.ledger.get(job.jobId);
-      if (!UNDELIVERED.has(now.status) || now.deliveries !== job.deliveries) {
-        report.claimedMeanwhile++;
-        continue;
+      // An expired lease is delivered at once; any other listed job only when it still waits.
+      if (!expiredSet.has(job.jobId)) {
+        if (await isQueuedOrTaken(this.queue, job.deliveryId)) {
+          report.stillQueued++;
+          continue;
+        }
+        if (!(await this.stillWaiting(job))) {
+          report.claimedMeanwhile++;
+          continue;
+        }
       }
       await deliver(this.queue, this.ledger, job);
       report.redelivered++;
@@ -102,6 +99,17 @@ export class Reconciler {
     report.aged = await this.agePriorities();
     if (report.expired || report.redelivered || report.aged) this.options.log?.('info', 'reconciler sweep', { ...report });
     return report;
+  }
+
+  /**
+   * Whether a listed job still waits for the delivery it was listed with. The list is a snapshot,
+   * checked against the queue one round trip per job, so a job listed while it waited in a backlog
+   * may have been claimed and run since, its delivery finished. A claim commits before its
+   * delivery finishes, so this read, made after the queue said the delivery is gone, shows it.
+   */
+  private async stillWaiting(listed: { jobId: string; deliveries: number }): Promise<boolean> {
+    const now = await this.ledger.get(listed.jobId);
+    return UNDELIVERED.has(now.status) && now.deliveries === listed.deliveries;
   }
 
   /**
