@@ -47,6 +47,12 @@ export function operationsOf(doc: { paths: Record<string, Record<string, Record<
 const pct = (s: string) =>
   [...Buffer.from(s)].map((b) => (/[\w.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
 
+/**
+ * A generated value as query or header text. String() throws for an object without a prototype
+ * (fast-check generates those), so objects are written as JSON.
+ */
+const asText = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+
 /** `arb`'s value once in `n` times, otherwise undefined. */
 const onceIn = <T>(n: number, arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(undefined), weight: n - 1 }, { arbitrary: arb, weight: 1 });
 
@@ -173,7 +179,7 @@ function queryOf(op: Operation, ctx: RequestContext): fc.Arbitrary<string> {
     ...params.map((p) =>
       onceIn(
         2,
-        fc.oneof(valueFor(p.schema, ctx.known), anyString).map((v) => `${p.name}=${pct(String(v))}`),
+        fc.oneof(valueFor(p.schema, ctx.known), anyString).map((v) => `${p.name}=${pct(asText(v))}`),
       ),
     ),
     onceIn(
@@ -220,7 +226,7 @@ export function requestOf(op: Operation, ctx: RequestContext): fc.Arbitrary<Inje
       ...headerParams.map((p) =>
         onceIn(
           3,
-          fc.oneof(valueFor(p.schema), anyString).map((v) => [p.name, String(v)] as const),
+          fc.oneof(valueFor(p.schema), anyString).map((v) => [p.name, asText(v)] as const),
         ),
       ),
     ),
