@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { v7 as timeOrderedUuid } from 'uuid';
 import { requestHash } from './fingerprint';
 import type { AdmitRequest, Job } from './types';
 
@@ -26,12 +26,14 @@ export interface AdmissionRow {
 }
 
 /**
- * The row for a request, in plaintext: a new job id, the thread (default: the job id) and the
+ * The row for a request, in plaintext: a new job id (UUIDv7), the thread (default: the job id) and the
  * request fingerprint (unkeyed SHA-256; the ledger keys it and the idempotency key, and seals
  * input and metadata, before they are stored).
  */
 export function admissionRow(req: AdmitRequest): AdmissionRow {
-  const jobId = randomUUID();
+  // Time-ordered (UUIDv7: 48 bits of milliseconds, then 74 random bits): a new job's id, and its
+  // thread id by default, land at the right edge of their indexes instead of on a random page.
+  const jobId = timeOrderedUuid();
   const { graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs } = req;
   return {
     jobId,
