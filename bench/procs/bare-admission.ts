@@ -6,6 +6,8 @@
 //   pg-boss         pg-boss `send` (its own schema `<DB_SCHEMA>_pgboss`), no Redis
 //   graphile-worker graphile-worker `addJob` (its own schema `<DB_SCHEMA>_graphile`), no Redis
 // Each peer's library is loaded only when chosen. No validation, no logging. The database peers get the producer's pool size (20).
+// `queue` and `insert-add` also answer POST /v1/jobs/batch ({ jobs: [{ input }…] }) with one `addBulk`
+// (insert-add: after one multi-row INSERT), one result per job as the producer answers it.
 // Env: PORT, PEER, REDIS_URL, QUEUE_PREFIX, DATABASE_URL, DB_SCHEMA. Prints "listening" when ready.
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
@@ -19,26 +21,45 @@ const connectionString = process.env.DATABASE_URL ?? '';
 const closers: Array<() => Promise<unknown>> = [];
 
 type Admit = (jobId: string, input: unknown) => Promise<unknown>;
+type AdmitMany = (jobs: Array<{ jobId: string; input: unknown }>) => Promise<unknown>;
 
-async function admitter(): Promise<Admit> {
-  const queueAdd = () => {
+/** The queue options a Runledger delivery uses. */
+const deliveryOpts = (jobId: string) => ({ removeOnComplete: true, removeOnFail: 1000, attempts: 1, jobId });
+
+async function admitter(): Promise<{ one: Admit; many?: AdmitMany }> {
+  const openBull = () => {
     const queue = openQueue({ backend: 'redis', redisUrl: process.env.REDIS_URL, prefix: process.env.QUEUE_PREFIX });
     closers.push(() => queue.close());
-    return (jobId: string) => queue.add('run', { jobId }, { removeOnComplete: true, removeOnFail: 1000, attempts: 1, jobId });
+    return {
+      add: (jobId: string) => queue.add('run', { jobId }, deliveryOpts(jobId)),
+      addBulk: (ids: string[]) => queue.addBulk(ids.map((jobId) => ({ name: 'run', data: { jobId }, opts: deliveryOpts(jobId) }))),
+    };
   };
-  if (peer === 'queue') return queueAdd();
+  if (peer === 'queue') {
+    const { add, addBulk } = openBull();
+    return { one: add, many: (jobs) => addBulk(jobs.map((j) => j.jobId)) };
+  }
   if (peer === 'insert-add') {
     const pool = createPool({ connectionString, schema, max: POOL_MAX });
     closers.push(() => pool.end());
-    const add = queueAdd();
+    const { add, addBulk } = openBull();
     const hash = randomUUID();
-    return async (jobId, input) => {
+    const one: Admit = async (jobId, input) => {
       await pool.query(
         "INSERT INTO plain_rows (id, tenant, request_hash, graph, thread_id, input, metadata, status) VALUES ($1, 'default', $2, 'echo', $1, $3, '{}', 'accepted')",
         [jobId, hash, JSON.stringify(input)],
       );
       return add(jobId);
     };
+    const many: AdmitMany = async (jobs) => {
+      await pool.query(
+        `INSERT INTO plain_rows (id, tenant, request_hash, graph, thread_id, input, metadata, status)
+         SELECT id, 'default', $2, 'echo', id, input, '{}', 'accepted' FROM unnest($1::text[], $3::jsonb[]) AS t(id, input)`,
+        [jobs.map((j) => j.jobId), hash, jobs.map((j) => JSON.stringify(j.input))],
+      );
+      return addBulk(jobs.map((j) => j.jobId));
+    };
+    return { one, many };
   }
   if (peer === 'pg-boss') {
     // Its own application_name would hide its backends from the bench's CPU split: keep PGAPPNAME.
@@ -55,14 +76,14 @@ async function admitter(): Promise<Admit> {
     await boss.start();
     await boss.createQueue('run');
     closers.push(() => boss.stop({ graceful: false, wait: true }));
-    return (jobId, input) => boss.send('run', { jobId, input }, { id: jobId });
+    return { one: (jobId, input) => boss.send('run', { jobId, input }, { id: jobId }) };
   }
   if (peer === 'graphile-worker') {
     const { makeWorkerUtils } = await import('graphile-worker');
     const utils = await makeWorkerUtils({ connectionString, schema: `${schema}_graphile`, maxPoolSize: POOL_MAX });
     await utils.migrate();
     closers.push(async () => utils.release());
-    return (jobId, input) => utils.addJob('run', { jobId, input });
+    return { one: (jobId, input) => utils.addJob('run', { jobId, input }) };
   }
   throw new Error(`unknown PEER ${peer}`);
 }
@@ -72,9 +93,18 @@ const app = Fastify({ logger: false });
 
 app.post('/v1/jobs', async (request, reply) => {
   const jobId = randomUUID();
-  await admit(jobId, (request.body as { input?: unknown } | undefined)?.input ?? null);
+  await admit.one(jobId, (request.body as { input?: unknown } | undefined)?.input ?? null);
   return reply.code(202).send({ jobId, status: 'accepted', enqueued: true });
 });
+
+const many = admit.many;
+if (many) {
+  app.post('/v1/jobs/batch', async (request) => {
+    const jobs = ((request.body as { jobs?: Array<{ input?: unknown }> }).jobs ?? []).map((j) => ({ jobId: randomUUID(), input: j.input ?? null }));
+    await many(jobs);
+    return { results: jobs.map(({ jobId }) => ({ status: 202, body: { jobId, status: 'accepted', enqueued: true } })) };
+  });
+}
 
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 console.log('listening');
