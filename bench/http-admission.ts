@@ -87,6 +87,9 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       QUEUE_BACKEND: 'redis',
       ADMISSION_BATCH_MS: String(batchMs),
       LOG_LEVEL: 'warn',
+      // No worker drains these queues: at 6,000 admissions/s the default backlog bound (100,000
+      // waiting deliveries) is reached within the repeats, and admissions rightly answer 503.
+      MAX_BACKLOG: '0',
     });
     await start('bare Fastify endpoint, queue.add only', 'bench/procs/bare-admission.ts', { PEER: 'queue' }, (s) =>
       waitForOutput(s.proc, /listening/, s.label, START_TIMEOUT_MS),
