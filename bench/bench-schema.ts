@@ -18,8 +18,12 @@ CREATE TABLE plain_rows (
   status       text NOT NULL,
   accepted_at  timestamptz NOT NULL DEFAULT now()
 )`;
-const BASELINE_INSERT =
+/** One baseline row: $1 id (also its thread), $2 request hash, $3 input (JSON text). */
+export const BASELINE_INSERT =
   "INSERT INTO plain_rows (id, tenant, request_hash, graph, thread_id, input, metadata, status) VALUES ($1, 'default', $2, 'echo', $1, $3, '{}', 'accepted')";
+/** The same for many rows in one statement: $1 ids (text[]), $2 one request hash, $3 inputs (jsonb[]). */
+export const BASELINE_INSERT_MANY = `INSERT INTO plain_rows (id, tenant, request_hash, graph, thread_id, input, metadata, status)
+SELECT id, 'default', $2, 'echo', id, input, '{}', 'accepted' FROM unnest($1::text[], $3::jsonb[]) AS t(id, input)`;
 
 export interface BenchSchema {
   schema: string;

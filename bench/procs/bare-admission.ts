@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { createPool } from '../../packages/ledger/src/index';
 import { openQueue } from '../../packages/queue/src/index';
+import { BASELINE_INSERT, BASELINE_INSERT_MANY } from '../bench-schema';
 
 const POOL_MAX = 20;
 const peer = process.env.PEER ?? 'queue';
@@ -45,18 +46,11 @@ async function admitter(): Promise<{ one: Admit; many?: AdmitMany }> {
     const { add, addBulk } = openBull();
     const hash = randomUUID();
     const one: Admit = async (jobId, input) => {
-      await pool.query(
-        "INSERT INTO plain_rows (id, tenant, request_hash, graph, thread_id, input, metadata, status) VALUES ($1, 'default', $2, 'echo', $1, $3, '{}', 'accepted')",
-        [jobId, hash, JSON.stringify(input)],
-      );
+      await pool.query(BASELINE_INSERT, [jobId, hash, JSON.stringify(input)]);
       return add(jobId);
     };
     const many: AdmitMany = async (jobs) => {
-      await pool.query(
-        `INSERT INTO plain_rows (id, tenant, request_hash, graph, thread_id, input, metadata, status)
-         SELECT id, 'default', $2, 'echo', id, input, '{}', 'accepted' FROM unnest($1::text[], $3::jsonb[]) AS t(id, input)`,
-        [jobs.map((j) => j.jobId), hash, jobs.map((j) => JSON.stringify(j.input))],
-      );
+      await pool.query(BASELINE_INSERT_MANY, [jobs.map((j) => j.jobId), hash, jobs.map((j) => JSON.stringify(j.input))]);
       return addBulk(jobs.map((j) => j.jobId));
     };
     return { one, many };
