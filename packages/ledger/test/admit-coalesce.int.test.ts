@@ -167,6 +167,19 @@ describe('coalesced admit', () => {
     }
   });
 
+  it('an enqueued event written after a worker claimed the delivery still carries the hand-over: attempt 0, token 0', async () => {
+    const { job } = await db.ledger.admit({ graph: 'echo', input: { late: true } });
+    const claim = await db.ledger.claim(job.jobId, 'w-early');
+    expect(claim).toMatchObject({ ok: true });
+    await db.ledger.recordEnqueued([{ jobId: job.jobId, deliveryId: job.jobId }]);
+    const events = await db.ledger.events(job.jobId);
+    expect(events.map((e) => [e.type, e.attempt, e.fencingToken])).toEqual([
+      ['accepted', 0, 0],
+      ['claimed', 1, 1],
+      ['enqueued', 0, 0],
+    ]);
+  });
+
   it('concurrent markEnqueued calls share statements; of racing marks of one delivery exactly one records it', async () => {
     const { ledger } = countingLedger();
     const jobs = await Promise.all(Array.from({ length: 6 }, (_, i) => ledger.admit({ graph: 'echo', input: { mark: i } })));
