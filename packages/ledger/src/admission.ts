@@ -7,7 +7,8 @@ export interface AdmissionRow {
   jobId: string;
   tenant: string;
   idempotencyKey: string | null;
-  hash: string;
+  /** The request fingerprint, computed only when there is an idempotency key (the only reader); null without one. */
+  hash: string | null;
   graph: string;
   /** The version of the graph that will run the job (admit_jobs $13); null = any worker serving the graph. */
   graphVersion: string | null;
@@ -26,9 +27,9 @@ export interface AdmissionRow {
 }
 
 /**
- * The row for a request, in plaintext: a new job id (UUIDv7), the thread (default: the job id) and the
- * request fingerprint (unkeyed SHA-256; the ledger keys it and the idempotency key, and seals
- * input and metadata, before they are stored).
+ * The row for a request, in plaintext: a new job id (UUIDv7), the thread (default: the job id) and,
+ * when the request has an idempotency key, the request fingerprint (unkeyed SHA-256; the ledger
+ * keys it and the idempotency key, and seals input and metadata, before they are stored).
  */
 export function admissionRow(req: AdmitRequest): AdmissionRow {
   // Time-ordered (UUIDv7: 48 bits of milliseconds, then 74 random bits): a new job's id, and its
@@ -39,8 +40,9 @@ export function admissionRow(req: AdmitRequest): AdmissionRow {
     jobId,
     tenant: req.tenant ?? 'default',
     idempotencyKey: req.idempotencyKey ?? null,
-    // The fingerprint covers everything that changes what runs, in plaintext.
-    hash: requestHash({ graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs }),
+    // The fingerprint covers everything that changes what runs, in plaintext. It answers only a
+    // repeated key, so a request without one skips its canonical JSON and SHA-256.
+    hash: req.idempotencyKey ? requestHash({ graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs }) : null,
     graph,
     // Not in the fingerprint: the same request sent again after a deploy is the same job.
     graphVersion: req.graphVersion ?? null,

@@ -51,7 +51,7 @@ export class AdmissionLedger extends LedgerCore {
       // Forms of the same key stored before a rotation or before encryption: the unique index
       // cannot see them, so admit_jobs.sql skips the row when one exists.
       olderKeyForms: key === null ? undefined : this.storedForms(key, DIGESTED.idempotencyKey).slice(1),
-      hash: this.digest(row.hash, DIGESTED.requestHash),
+      hash: row.hash === null ? null : this.digest(row.hash, DIGESTED.requestHash),
     };
   }
 
@@ -74,10 +74,8 @@ export class AdmissionLedger extends LedgerCore {
   private async admitWith(req: AdmitRequest, db: Queryable, row = admissionRow(req)): Promise<AdmitResult> {
     if (req.multitask === 'reject') {
       await this.q('lock_thread', [row.tenant, row.threadId], db);
-      if (row.idempotencyKey) {
-        const existing = await this.sameRequest(row.tenant, row.idempotencyKey, row.hash, db);
-        if (existing) return { job: existing, created: false };
-      }
+      const existing = await this.sameRequest(row, db);
+      if (existing) return { job: existing, created: false };
       const open = await this.q('find_open_job_of_thread', [row.tenant, row.threadId], db);
       if (open.rows[0]) throw new ThreadBusyError(row.threadId, open.rows[0].job_id);
     }
@@ -93,7 +91,7 @@ export class AdmissionLedger extends LedgerCore {
 
   /** The answer for a row whose tenant + key was taken: the same request is the same job, another request a conflict. */
   private async takenKey(row: AdmissionRow, db: Queryable): Promise<AdmitResult> {
-    const existing = await this.sameRequest(row.tenant, row.idempotencyKey as string, row.hash, db);
+    const existing = await this.sameRequest(row, db);
     if (!existing) throw new Error(`Idempotency key ${row.idempotencyKey} conflicted but no job holds it; retry the admission.`);
     return { job: existing, created: false };
   }
@@ -135,12 +133,15 @@ export class AdmissionLedger extends LedgerCore {
   }
 
   /**
-   * The job admitted under `key` for the same request, undefined when there is none, or
-   * IdempotencyConflictError. Keys and fingerprints are compared in every stored form (digests
-   * under each configured key, plaintext), so rows admitted before a key rotation, or before
-   * encryption was turned on, still match. `hash` is the plaintext fingerprint.
+   * The job admitted under the row's idempotency key for the same request, undefined when there
+   * is none (or the row has no key), or IdempotencyConflictError. Keys and fingerprints are
+   * compared in every stored form (digests under each configured key, plaintext), so rows
+   * admitted before a key rotation, or before encryption was turned on, still match. `request`
+   * is the plaintext row (admissionRow).
    */
-  private async sameRequest(tenant: string, key: string, hash: string, db: Queryable): Promise<Job | undefined> {
+  private async sameRequest(request: AdmissionRow, db: Queryable): Promise<Job | undefined> {
+    const { tenant, idempotencyKey: key, hash } = request;
+    if (key === null || hash === null) return undefined;
     const row = (await this.q('find_by_idempotency_key', [tenant, this.storedForms(key, DIGESTED.idempotencyKey)], db)).rows[0];
     if (!row) return undefined;
     if (!this.storedForms(hash, DIGESTED.requestHash).includes(row.request_hash)) throw new IdempotencyConflictError(key, row.job_id);

@@ -28,6 +28,13 @@ describe('keyed columns', () => {
     expect(row.request_hash).toBe(requestHash({ graph: 'echo', input: { steps: 1 }, metadata: { customer: 'c-1' } }));
   });
 
+  it('stores no fingerprint for an admission without an idempotency key (nothing would read it)', async () => {
+    const { job } = await db.ledger.admit({ graph: 'echo', input: { steps: 1 } });
+    expect((await stored(job.jobId)).request_hash).toBeNull();
+    const sealed = await keyed(K1).admit({ graph: 'echo', input: { steps: 1 } });
+    expect((await stored(sealed.job.jobId)).request_hash).toBeNull();
+  });
+
   it('stores digests and sealed values with a key, and reads them back in plaintext', async () => {
     const ledger = keyed(K1);
     const { job } = await ledger.admit(req('sealed-1'));

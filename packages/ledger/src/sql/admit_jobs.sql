@@ -9,7 +9,7 @@
 -- digest, and a row is also taken when the tenant holds one of its older forms (a digest under
 -- a key before rotation, or the plaintext from before encryption), which the unique index cannot
 -- compare.
--- Params: parallel arrays $1 job_id, $2 tenant, $3 idempotency_key, $4 request_hash, $5 graph,
+-- Params: parallel arrays $1 job_id, $2 tenant, $3 idempotency_key, $4 request_hash (null without a key), $5 graph,
 --         $6 thread_id, $7 input (jsonb), $8 metadata (jsonb), $9 max_attempts, $10 timeout_ms,
 --         $11 idempotency_key_sealed (jsonb; null when encryption is off),
 --         $12 older forms of the key (jsonb array of text; null when none),
