@@ -21,13 +21,18 @@ export interface LedgerOptions {
   coalesceAdmissions?: false | { maxInFlight?: number; maxBatch?: number };
 }
 
-/** Statements prepared once per connection (all on the hot path, none with optional filters). */
+/**
+ * Statements prepared once per connection (all on the hot path, none with optional filters).
+ * Not here: statements that join a list of job ids to `jobs` (heartbeat.sql, mark_enqueued.sql).
+ * Prepared, they settle on a generic plan that PostgreSQL keeps until an ANALYZE of `jobs`; made
+ * while the ledger was small, that plan scans all of `jobs` on every call as it grows
+ * (test/plan-growth.int.test.ts). Planned per call they cost a plan each, about 0.1–0.2 ms, once
+ * per heartbeat interval or per redelivery.
+ */
 const PREPARED = new Set([
   'admit_jobs',
-  'mark_enqueued',
   'record_enqueued',
   'claim_lease',
-  'heartbeat',
   'append_event',
   'record_checkpoint',
   'end_attempt',
