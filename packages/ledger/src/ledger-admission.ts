@@ -154,12 +154,14 @@ export class AdmissionLedger extends LedgerCore {
   /**
    * Records that the queue took the first delivery of new admissions (the one each admission
    * issued, id = its job id): appends their `enqueued` events and writes nothing else. Concurrent
-   * calls share one statement.
+   * calls share one statement, whatever their size: the group commit's flushes and concurrent
+   * batches each hand over a list.
    */
   async recordEnqueued(delivered: readonly Delivered[]): Promise<void> {
     if (delivered.length === 0) return;
-    if (this.enqueuedEvents && delivered.length === 1) return this.enqueuedEvents.submit(delivered[0] as Delivered);
-    await this.insertEnqueued(delivered);
+    const events = this.enqueuedEvents;
+    if (!events) return this.insertEnqueued(delivered);
+    await Promise.all(delivered.map((d) => events.submit(d)));
   }
 
   private async enqueuedBatch(batch: Array<Waiter<Delivered, void>>): Promise<void> {
