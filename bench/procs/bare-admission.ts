@@ -24,7 +24,7 @@ const closers: Array<() => Promise<unknown>> = [];
 type Admit = (jobId: string, input: unknown) => Promise<unknown>;
 type AdmitMany = (jobs: Array<{ jobId: string; input: unknown }>) => Promise<unknown>;
 
-/** The queue options a Runledger delivery uses. */
+/** This peer's options for every add: one attempt, a finished delivery removed at once (lighter than Runledger's retention). */
 const deliveryOpts = (jobId: string) => ({ removeOnComplete: true, removeOnFail: 1000, attempts: 1, jobId });
 
 async function admitter(): Promise<{ one: Admit; many?: AdmitMany }> {
