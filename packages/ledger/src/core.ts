@@ -3,6 +3,16 @@
 // this entry so a command starts quickly; `index.ts` is this plus the checkpointer.
 export { isAdminSessionRevoked, revokeAdminSession } from './admin-sessions';
 export { admitInTransaction } from './admit-in-transaction';
+export {
+  ASSISTANT_SORT_COLUMNS,
+  type AssistantFields,
+  type AssistantFilter,
+  type AssistantSearch,
+  type AssistantVersion,
+  type BuiltInAssistant,
+  type StoredAssistant,
+  StoredAssistants,
+} from './assistants';
 export { chaosAudit, type OrphanCount, type WrongVersionCount } from './chaos-audit';
 export { conversationOf, interruptQuestions, type MessageView, messageView, otherFields, type ToolCallView } from './conversation';
 export {

@@ -166,4 +166,6 @@ export const sealContext = {
   eventDetail: (jobId: string, field: string) => `job_events.detail.${field}:${jobId}`,
   /** A chunk of a streamed run (run_stream_events.data). */
   streamData: (jobId: string) => `run_stream_events.data:${jobId}`,
+  /** A field (config, context, description) of one version of a tenant's stored assistant. */
+  assistantVersion: (tenant: string, assistantId: string, version: number, field: string) => `assistant_versions.${field}:${tenant}/${assistantId}/${version}`,
 };
