@@ -1,5 +1,6 @@
 import { v5 as uuid5 } from '@langchain/core/utils/uuid';
 import { MemorySaver } from '@langchain/langgraph';
+import type { BuiltInAssistant, StoredAssistant, StoredAssistants } from '@runledger/ledger';
 import type { GraphDefinition, GraphRegistry } from '@runledger/runtime';
 import { ApiError } from '../http-errors';
 
@@ -9,30 +10,100 @@ const GRAPH_NAMESPACE = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
 /** The default assistant id of a graph, as LangGraph Platform computes it. */
 export const assistantIdOf = (graphId: string): string => uuid5(graphId, GRAPH_NAMESPACE);
 
-/** The time every default assistant reports as created: assistants are derived from the registry, never stored. */
-const CREATED_AT = new Date(0).toISOString();
+/** The job metadata key a run records its assistant under: `{ assistant_id, version }`, the version it is pinned to. */
+export const ASSISTANT_KEY = 'runledger_assistant';
 
-/** One default assistant per registered graph; an assistant id or a graph id finds it. */
+/** The time every default assistant reports as created: they are derived from the registry, never stored. */
+const CREATED_AT = new Date(0);
+
+/**
+ * The assistant a run starts with, resolved once at admission: its id and the version the run is
+ * pinned to, its graph, and that version's config and context (the assistant layer of the run's
+ * config: defaults < assistant < run).
+ */
+export interface RunAssistant {
+  assistantId: string;
+  version: number;
+  graphId: string;
+  config: Record<string, unknown>;
+  context: Record<string, unknown>;
+}
+
+/** An assistant as the routes see it: a stored one, or a graph's default one (`builtIn`, read-only). */
+export type Assistant = StoredAssistant & { builtIn: boolean };
+
+/** The default assistant of a graph, in the stored assistants' shape. */
+function builtInOf(g: GraphDefinition): Assistant {
+  const at = CREATED_AT;
+  const base = { config: {}, context: {}, version: 1, lastVersion: 1, createdAt: at, updatedAt: at, builtIn: true };
+  return { ...base, assistantId: assistantIdOf(g.name), graphId: g.name, name: g.name, description: g.description ?? null, metadata: { created_by: 'system' } };
+}
+
+/** Assistants: a default one per served graph (found by assistant id or graph id) and each tenant's stored ones. */
 export class Assistants {
   private readonly byId = new Map<string, GraphDefinition>();
+  private readonly nodes = new Map<string, ReadonlySet<string>>();
 
-  constructor(private readonly graphs: GraphRegistry) {
+  constructor(
+    private readonly graphs: GraphRegistry,
+    readonly store: StoredAssistants,
+  ) {
     for (const g of graphs.values()) this.byId.set(assistantIdOf(g.name), g);
   }
 
-  /** The graph of an assistant id or graph id; undefined when neither is known. */
+  /** The graph of a default assistant id or a graph id; undefined when neither is known. */
   find(id: string): GraphDefinition | undefined {
     return this.graphs.get(id) ?? this.byId.get(id.toLowerCase());
   }
 
-  /** Like find; throws 404 not_found naming the known graphs. */
+  /** Like find; throws 404 not_found naming the served graphs. */
   resolve(id: string): GraphDefinition {
     const found = this.find(id);
-    if (!found) throw new ApiError(404, 'not_found', `No assistant or graph "${id}"; known graphs: ${[...this.graphs.keys()].join(', ')}.`);
+    if (!found) throw new ApiError(404, 'not_found', `No assistant or graph "${id}"; served graphs: ${[...this.graphs.keys()].join(', ')}.`);
     return found;
   }
 
-  private readonly nodes = new Map<string, ReadonlySet<string>>();
+  /** A served graph by id; throws 422 naming `field` and the served graphs otherwise. */
+  served(graphId: string, field = 'graph_id'): GraphDefinition {
+    const g = this.graphs.get(graphId);
+    if (!g) throw new ApiError(422, 'invalid_request', `${field} "${graphId}" is not a served graph; served graphs: ${[...this.graphs.keys()].join(', ')}.`);
+    return g;
+  }
+
+  /** The tenant's assistant of that id (a default one also by graph id); undefined when none. */
+  async lookup(tenant: string, id: string): Promise<Assistant | undefined> {
+    const graph = this.find(id);
+    if (graph) return builtInOf(graph);
+    const stored = await this.store.get(tenant, id);
+    return stored && { ...stored, builtIn: false };
+  }
+
+  /** Like lookup; throws 404 not_found. */
+  async get(tenant: string, id: string): Promise<Assistant> {
+    const found = await this.lookup(tenant, id);
+    if (!found)
+      throw new ApiError(404, 'not_found', `Assistant not found: no assistant or graph "${id}"; served graphs: ${[...this.graphs.keys()].join(', ')}.`);
+    return found;
+  }
+
+  /** The tenant's assistant and its graph; throws 404 when either is missing (a stored assistant's graph may be no longer served). */
+  async withGraph(tenant: string, id: string): Promise<{ assistant: Assistant; graph: GraphDefinition }> {
+    const assistant = await this.get(tenant, id);
+    const graph = this.graphs.get(assistant.graphId);
+    if (!graph) throw new ApiError(404, 'not_found', `Assistant ${assistant.assistantId} runs graph "${assistant.graphId}", which is not served here.`);
+    return { assistant, graph };
+  }
+
+  /** What a run on assistant (or graph) `id` starts with, pinned to the assistant's current version. Throws 404. */
+  async forRun(tenant: string, id: string): Promise<{ assistant: RunAssistant; graph: GraphDefinition }> {
+    const { assistant: a, graph } = await this.withGraph(tenant, id);
+    return { graph, assistant: { assistantId: a.assistantId, version: a.version, graphId: a.graphId, config: a.config, context: a.context } };
+  }
+
+  /** The default assistants, for search and count beside the stored ones. */
+  builtIns(): BuiltInAssistant[] {
+    return [...this.graphs.values()].map(builtInOf);
+  }
 
   /** The node names of a graph (compiled once, on an in-memory saver); empty when it exposes none. */
   nodeNames(g: GraphDefinition): ReadonlySet<string> {
@@ -44,24 +115,30 @@ export class Assistants {
     }
     return names;
   }
-
-  all(): GraphDefinition[] {
-    return [...this.graphs.values()];
-  }
 }
 
-/** The LangGraph API's Assistant object of a graph's default assistant. */
-export function assistantView(g: GraphDefinition) {
+/** The LangGraph API's Assistant object. */
+export function assistantView(a: StoredAssistant) {
   return {
-    assistant_id: assistantIdOf(g.name),
-    graph_id: g.name,
-    name: g.name,
-    description: g.description,
-    config: {},
-    context: {},
-    metadata: { created_by: 'system' },
-    version: 1,
-    created_at: CREATED_AT,
-    updated_at: CREATED_AT,
+    assistant_id: a.assistantId,
+    graph_id: a.graphId,
+    name: a.name,
+    description: a.description,
+    config: a.config,
+    context: a.context,
+    metadata: a.metadata,
+    version: a.version,
+    created_at: a.createdAt.toISOString(),
+    updated_at: a.updatedAt.toISOString(),
   };
+}
+
+/** The LangGraph API's AssistantVersion object. */
+export function versionView(v: Omit<StoredAssistant, 'updatedAt' | 'lastVersion'>) {
+  const { assistant_id, graph_id, name, description, config, context, metadata, version } = assistantView({
+    ...v,
+    updatedAt: v.createdAt,
+    lastVersion: v.version,
+  });
+  return { assistant_id, graph_id, name, description, config, context, metadata, version, created_at: v.createdAt.toISOString() };
 }

@@ -1,4 +1,4 @@
-import { LangGraphThreads, RunStreamLog } from '@runledger/ledger';
+import { LangGraphThreads, RunStreamLog, StoredAssistants } from '@runledger/ledger';
 import type { RouteDeps } from '../options';
 import { Assistants } from './assistants';
 import { ThreadStateReader } from './thread-state';
@@ -15,7 +15,7 @@ export function langGraphDeps(deps: RouteDeps): LangGraphDeps {
   const options = { crypto: deps.ledger.payloadCodec };
   return {
     ...deps,
-    assistants: new Assistants(deps.graphs),
+    assistants: new Assistants(deps.graphs, new StoredAssistants(deps.ledger.pool, options)),
     threads: new LangGraphThreads(deps.ledger.pool, options),
     streams: new RunStreamLog(deps.ledger.pool, options),
     states: new ThreadStateReader(deps.ledger, deps.schema),

@@ -6,6 +6,7 @@ import { deliverWithin } from '../delivery';
 import { ApiError } from '../http-errors';
 import { scheduledRunAt } from '../schedule';
 import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
+import { ASSISTANT_KEY } from './assistants';
 import { cancelRun } from './cancel';
 import type { LangGraphDeps } from './context';
 import { type RunCreate, UNSUPPORTED_RUN_FIELDS } from './schemas';
@@ -96,7 +97,9 @@ export async function createRun(
   const raw = body as Record<string, unknown>;
   for (const field of UNSUPPORTED_RUN_FIELDS) if (raw[field] !== undefined && raw[field] !== null) throw unsupported(`body.${field}`);
   const command = body.command ?? undefined;
-  const graph = d.assistants.resolve(body.assistant_id);
+  // The run is pinned to the assistant's current version; assistant.config and assistant.context
+  // are the assistant layer of the run's config (defaults < assistant < run).
+  const { graph, assistant } = await d.assistants.forRun(admissionTenant(request), body.assistant_id);
   const resuming = command !== undefined && 'resume' in command;
   if (command && body.input !== undefined && body.input !== null)
     throw new ApiError(422, 'invalid_request', 'Send either input or command, not both: a command run starts from the thread state.');
@@ -134,7 +137,8 @@ export async function createRun(
   const strategy = body.multitask_strategy;
   if (strategy === 'interrupt' || strategy === 'rollback') await cancelOpenRuns(d, request, thread.threadId, strategy === 'rollback');
   const stream = streamRequest(body, streaming);
-  const metadata = { ...body.metadata, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}), ...(run ? { [RUN_REQUEST_KEY]: run } : {}) };
+  const pinned = { [ASSISTANT_KEY]: { assistant_id: assistant.assistantId, version: assistant.version } };
+  const metadata = { ...body.metadata, ...pinned, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}), ...(run ? { [RUN_REQUEST_KEY]: run } : {}) };
   const { job } = await d.admitter.admit(
     {
       graph: graph.name,

@@ -1,19 +1,19 @@
 import { load } from '@langchain/core/load';
 import type { Job, Ledger } from '@runledger/ledger';
 import { RUN_REQUEST_KEY, STREAM_REQUEST_KEY } from '@runledger/runtime';
-import { assistantIdOf } from './assistants';
+import { ASSISTANT_KEY, assistantIdOf } from './assistants';
 import type { LangGraphDeps } from './context';
 import { isSettled, runError, runStatus } from './status';
 import { interruptsOf } from './thread-state';
 
 /** The LangGraph API's Run object of a job (run id = job id). */
 export function runView(job: Job) {
-  const { [STREAM_REQUEST_KEY]: stream, [RUN_REQUEST_KEY]: run, ...metadata } = job.metadata ?? {};
+  const { [STREAM_REQUEST_KEY]: stream, [RUN_REQUEST_KEY]: run, [ASSISTANT_KEY]: assistant, ...metadata } = job.metadata ?? {};
   const asked = (run ?? {}) as { command?: unknown; interruptBefore?: unknown; interruptAfter?: unknown };
   return {
     run_id: job.jobId,
     thread_id: job.threadId,
-    assistant_id: assistantIdOf(job.graph),
+    assistant_id: (assistant as { assistant_id?: string } | undefined)?.assistant_id ?? assistantIdOf(job.graph),
     status: runStatus(job),
     metadata,
     kwargs: {

@@ -1,3 +1,4 @@
+import { ASSISTANT_SORT_COLUMNS } from '@runledger/ledger';
 import { STREAM_MODES } from '@runledger/runtime';
 import { z } from 'zod';
 import { MAX_DELAY_MS } from '../schedule';
@@ -12,17 +13,66 @@ const metadata = z.record(z.string(), z.unknown());
 const limit = (max: number) => z.coerce.number().int().min(1).max(max);
 const offset = z.coerce.number().int().min(0).max(1_000_000);
 
-export const AssistantParams = z.object({ assistant_id: z.string().min(1).max(200) });
 export const ThreadParams = z.object({ thread_id: uuid('thread_id') });
 export const RunParams = z.object({ thread_id: uuid('thread_id'), run_id: uuid('run_id') });
 export const RunIdParams = z.object({ run_id: uuid('run_id') });
 
-export const AssistantSearch = z.looseObject({
-  graph_id: z.string().max(200).optional(),
+export const AssistantParams = z.object({ assistant_id: z.string().min(1).max(200) });
+export const SubgraphParams = AssistantParams.extend({ namespace: z.string().min(1).max(500).optional() });
+
+/** A RunnableConfig as LangGraph stores it with an assistant. */
+const AssistantConfig = z.looseObject({
+  tags: z.array(z.string().max(200)).max(100).optional(),
+  recursion_limit: z.number().int().min(1).optional(),
+  configurable: metadata.optional(),
+});
+const graphId = z.string().min(1).max(200);
+const assistantFields = {
+  config: AssistantConfig.optional(),
+  context: metadata.optional(),
   metadata: metadata.optional(),
+  name: z.string().max(500).optional(),
+  description: z.string().max(10_000).optional(),
+};
+
+export const AssistantCreate = z.looseObject({
+  assistant_id: uuid('assistant_id').optional(),
+  graph_id: graphId,
+  if_exists: z.enum(['raise', 'do_nothing']).optional(),
+  ...assistantFields,
+});
+export type AssistantCreate = z.infer<typeof AssistantCreate>;
+
+/** Each field replaces the current version's; metadata is merged into it. */
+export const AssistantPatch = z.looseObject({ graph_id: graphId.optional(), ...assistantFields });
+export type AssistantPatch = z.infer<typeof AssistantPatch>;
+
+const assistantFilter = { graph_id: graphId.optional(), name: z.string().max(500).optional(), metadata: metadata.optional() };
+export const AssistantCount = z.looseObject(assistantFilter);
+
+export const ASSISTANT_FIELDS = [
+  'assistant_id',
+  'graph_id',
+  'name',
+  'description',
+  'config',
+  'context',
+  'metadata',
+  'version',
+  'created_at',
+  'updated_at',
+] as const;
+export const AssistantSearch = z.looseObject({
+  ...assistantFilter,
+  sort_by: z.enum(ASSISTANT_SORT_COLUMNS).optional(),
+  sort_order: z.enum(['asc', 'desc']).optional(),
+  select: z.array(z.enum(ASSISTANT_FIELDS)).max(ASSISTANT_FIELDS.length).optional(),
   limit: limit(1000).optional(),
   offset: offset.optional(),
 });
+
+export const AssistantVersions = z.looseObject({ metadata: metadata.optional(), limit: limit(1000).optional(), offset: offset.optional() });
+export const AssistantLatest = z.looseObject({ version: z.number().int().min(1) });
 
 export const ThreadCreate = z.looseObject({
   thread_id: uuid('thread_id').optional(),
@@ -120,3 +170,6 @@ const Flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v
 export const JoinStreamQuery = z.looseObject({ stream_mode: StreamModeQuery.optional(), cancel_on_disconnect: Flag.optional() });
 
 export const RunListQuery = z.looseObject({ limit: limit(500).optional(), offset: offset.optional() });
+
+export const AssistantDeleteQuery = z.looseObject({ delete_threads: Flag.optional() });
+export const SubgraphQuery = z.looseObject({ recurse: Flag.optional() });
