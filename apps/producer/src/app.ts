@@ -8,7 +8,7 @@ import { DEFAULT_MAX_BACKLOG, limitBacklog } from './backlog';
 import { bullBoard } from './bull-board';
 import { dashboardRoutes } from './dashboard/routes';
 import { installErrorHandlers } from './http-errors';
-import { corsOptions, langGraphApi } from './langgraph-api';
+import { corsOptions, langGraphApi, testHookRoutes } from './langgraph-api';
 import { installMetrics, ProducerMetrics } from './metrics';
 import type { AppOptions, RouteDeps } from './options';
 import { answerOversizedBeforeBody } from './oversized-body';
@@ -135,6 +135,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(threadRoutes, deps);
   void app.register(healthRoutes, deps);
   void app.register(langGraphApi, deps);
+  if (options.testHooks) void app.register(testHookRoutes, deps);
   void app.register(dashboardRoutes, deps);
   void app.register(playgroundRoutes);
   installMetrics(app, new ProducerMetrics(options.ledger, options.queue));

@@ -88,6 +88,14 @@ const Env = z.object({
               .map((o) => o.trim())
               .filter(Boolean),
     ),
+  /**
+   * `1` serves LangGraph's test hook POST /internal/truncate (deletes the caller's tenant's runs,
+   * threads, assistants and checkpoints), for test and dev servers only. Default off: 404.
+   */
+  RUNLEDGER_TEST_HOOKS: z
+    .enum(['0', '1', 'true', 'false'])
+    .optional()
+    .transform((v) => v === '1' || v === 'true'),
   /** Test hook for crash window B: `after_admit_commit` SIGKILLs the process after an admission commits, before its queue add. */
   RUNLEDGER_TEST_CRASH_AT: z.enum(['after_admit_commit']).optional(),
   /** OTLP/HTTP collector for traces (e.g. http://collector:4318); setting it turns tracing on. */

@@ -102,6 +102,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     groupCommit: config.ADMISSION_BATCH_MS > 0 ? { windowMs: config.ADMISSION_BATCH_MS } : false,
     logger: { level: config.LOG_LEVEL },
     crashAt: config.RUNLEDGER_TEST_CRASH_AT,
+    testHooks: config.RUNLEDGER_TEST_HOOKS,
     corsOrigins: config.RUNLEDGER_CORS_ORIGINS,
     security: secured.security,
   });
@@ -110,6 +111,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
   // Loud on purpose: stderr even when LOG_LEVEL hides warnings.
   if (secured.open) console.error('\n*** RUNLEDGER PRODUCER: AUTHENTICATION IS OFF (set RUNLEDGER_API_KEYS and RUNLEDGER_ADMIN_KEY) ***\n');
   for (const warning of secured.warnings) log.warn(warning);
+  if (config.RUNLEDGER_TEST_HOOKS)
+    log.warn("RUNLEDGER_TEST_HOOKS is on: POST /internal/truncate deletes the calling tenant's runs, threads and assistants. Never set it in production.");
   log.info(`authentication ${secured.open ? 'off' : 'on'}, encryption at rest ${secured.crypto ? 'on' : 'off'}`);
   await checkSchema(ledger, config.DB_SCHEMA, (m) => log.warn(m));
   const cronTicker = new CronTicker({

@@ -34,6 +34,8 @@ export interface AppOptions {
    * app): a list, or `*` for any. Default none: no CORS headers, browsers allow same-origin only.
    */
   corsOrigins?: string[] | '*';
+  /** RUNLEDGER_TEST_HOOKS: serve POST /internal/truncate (LangGraph's API tests start from an empty server with it). Default false (404). */
+  testHooks?: boolean;
   /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
   crashAt?: 'after_admit_commit';
 }

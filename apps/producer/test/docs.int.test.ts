@@ -24,6 +24,8 @@ describe('OpenAPI document and its UI', () => {
     expect(doc.paths['/threads/{thread_id}/state'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('as_node');
     expect(paths.filter((p) => !langgraph.includes(p)).sort()).toEqual([
       '/healthz',
+      '/info',
+      '/ok',
       '/readyz',
       '/v1/crons',
       '/v1/crons/{cronId}',

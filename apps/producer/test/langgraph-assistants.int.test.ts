@@ -103,8 +103,9 @@ describe.each(SDKS)('LangGraph API through the SDK: stored assistants (SDK %s)',
     const selected = await c.assistants.search({ ...mine, select: ['assistant_id', 'name'], limit: 1 });
     expect(Object.keys(selected[0] ?? {}).sort()).toEqual(['assistant_id', 'name']);
 
-    const paged = await c.assistants.search({ ...mine, limit: 3, includePagination: true } as Parameters<typeof c.assistants.search>[0]);
-    expect((paged as unknown as { next: string | null }).next).toBe('3');
+    const paged = await c.assistants.search({ ...mine, limit: 3, includePagination: true });
+    expect(paged.assistants).toHaveLength(3);
+    expect(paged.next).toBe('3');
     const res = await post('/assistants/search', { metadata: { tag }, limit: 3, offset: 3 }, KEYS.globex);
     expect(res.headers.get('x-pagination-total')).toBe('4');
     expect(res.headers.get('x-pagination-next')).toBeNull();

@@ -68,5 +68,6 @@ export { ALL_STATUSES, canTransition, isTerminal, JobStatus, LEASED_STATUSES, TE
 export { storageStats, type TableStorage } from './storage-stats';
 export { checkThreadKey, DEFAULT_TENANT, langGraphThreadId, RESERVED_THREAD_PREFIX } from './threads';
 export { readTraceContext, recordTraceContext } from './trace-context';
+export { type TruncateParts, truncateTenant } from './truncate';
 export type * from './types';
 export { graphVersionKey, listWorkers, registerWorker, retireWorker, type WorkerAnnouncement, type WorkerInfo } from './workers';

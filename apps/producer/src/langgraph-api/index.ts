@@ -4,8 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../options';
 import { assistantRoutes } from './assistant-routes';
 import { langGraphDeps } from './context';
+import { metaRoutes } from './meta';
 
 export { corsOptions } from './cors';
+export { testHookRoutes } from './test-hooks';
 
 import { runStreamRoutes } from './run-stream';
 import { runRoutes } from './runs';
@@ -22,6 +24,7 @@ export async function langGraphApi(app: FastifyInstance, deps: RouteDeps): Promi
   app.setReplySerializer((payload) => serializeChunk(payload));
   // Heartbeats are run-stream.ts's own `: ping` lines (the plugin's end with a blank line).
   await app.register(fastifySse, { heartbeatInterval: 0, serializer: serializeChunk });
+  await app.register(metaRoutes);
   await app.register(assistantRoutes, d);
   await app.register(threadRoutes, d);
   await app.register(runRoutes, d);

@@ -11,7 +11,7 @@ const DASHBOARD_STATIC = '/admin/static/:name';
 /** The playground's page and files: its API calls carry the key a person pastes into it. */
 const PLAYGROUND = ['/playground', '/playground/playground.js', '/playground/playground.css'];
 
-const PUBLIC_ROUTES = new Set(['/', '/healthz', '/readyz', '/openapi.json', '/docs', LOGIN_PATH, LOGOUT_PATH, DASHBOARD_STATIC, ...PLAYGROUND]);
+const PUBLIC_ROUTES = new Set(['/', '/healthz', '/readyz', '/ok', '/openapi.json', '/docs', LOGIN_PATH, LOGOUT_PATH, DASHBOARD_STATIC, ...PLAYGROUND]);
 
 const isAdminRoute = (path: string) => path === '/metrics' || path === '/admin' || path.startsWith('/admin/');
 
