@@ -31,6 +31,12 @@ describe('producer environment', () => {
     expect(() => parseConfig({ ...base, DELIVERY_KEEP_FAILED_DAYS: '-1' })).toThrow(/DELIVERY_KEEP_FAILED_DAYS/);
   });
 
+  it('turns the test hooks on only when RUNLEDGER_TEST_HOOKS asks, and names a bad value', () => {
+    expect(parseConfig({ ...base, RUNLEDGER_TEST_HOOKS: '1' }).RUNLEDGER_TEST_HOOKS).toBe(true);
+    expect(parseConfig({ ...base, RUNLEDGER_TEST_HOOKS: '0' }).RUNLEDGER_TEST_HOOKS).toBe(false);
+    expect(() => parseConfig({ ...base, RUNLEDGER_TEST_HOOKS: 'yes' })).toThrow(/RUNLEDGER_TEST_HOOKS/);
+  });
+
   it('picks the Redis backend when REDIS_URL is set, unless QUEUE_BACKEND says otherwise', () => {
     expect(parseConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379' }).QUEUE_BACKEND).toBe('redis');
     expect(parseConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_BACKEND: 'postgres' }).QUEUE_BACKEND).toBe('postgres');
