@@ -9,6 +9,7 @@ export { corsOptions } from './cors';
 
 import { runStreamRoutes } from './run-stream';
 import { runRoutes } from './runs';
+import { storeRoutes } from './store-routes';
 import { threadRoutes } from './threads';
 
 /**
@@ -26,4 +27,5 @@ export async function langGraphApi(app: FastifyInstance, deps: RouteDeps): Promi
   await app.register(threadRoutes, d);
   await app.register(runRoutes, d);
   await app.register(runStreamRoutes, d);
+  await app.register(storeRoutes, d);
 }
