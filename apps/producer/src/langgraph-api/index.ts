@@ -7,6 +7,7 @@ import { langGraphDeps } from './context';
 
 export { corsOptions } from './cors';
 
+import { mcpRoutes } from './mcp';
 import { runStreamRoutes } from './run-stream';
 import { runRoutes } from './runs';
 import { storeRoutes } from './store-routes';
@@ -28,4 +29,5 @@ export async function langGraphApi(app: FastifyInstance, deps: RouteDeps): Promi
   await app.register(runRoutes, d);
   await app.register(runStreamRoutes, d);
   await app.register(storeRoutes, d);
+  await app.register(mcpRoutes, d);
 }
