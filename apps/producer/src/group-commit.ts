@@ -1,6 +1,6 @@
 import type { AdmitRequest } from '@runledger/ledger';
 import type { FastifyBaseLogger } from 'fastify';
-import { type AdmitOutcome, type Admitted, type Admitter, type AdmitterOptions, admitTogether } from './admitter';
+import { type AdmitOutcome, type Admitted, type Admitter, type AdmitterOptions, admitTogether } from './admit-together';
 
 interface Pending {
   request: AdmitRequest;

@@ -32,7 +32,7 @@ export interface LangGraphStack {
   close(failed?: boolean): Promise<void>;
 }
 
-/** `app`: more options for the producer app (e.g. corsOrigins). */
+/** `app`: more options for the producer app (e.g. corsOrigins, or the graphs it serves). */
 export async function startLangGraphStack(name: string, app: Partial<Parameters<typeof buildApp>[0]> = {}): Promise<LangGraphStack> {
   const db = await testDb(name);
   const backend = inject('redisUrl') ? 'redis' : 'postgres';
@@ -42,7 +42,7 @@ export async function startLangGraphStack(name: string, app: Partial<Parameters<
     ...app,
     ledger: db.ledger,
     queue,
-    graphs: await loadGraphs(),
+    graphs: app.graphs ?? (await loadGraphs()),
     schema: db.schema,
     security: {
       apiKeys: [

@@ -1,5 +1,5 @@
 import { INTERRUPT, RunControl, type StateSnapshot } from '@langchain/langgraph';
-import { type ClaimResult, FencedPostgresSaver, isConnectionError, type Job, type Ledger, langGraphThreadId } from '@runledger/ledger';
+import { type ClaimResult, FencedPostgresSaver, isConnectionError, type Job, type Ledger, LedgerStore, langGraphThreadId } from '@runledger/ledger';
 import { type DeliveryData, deliver, handOffThread } from '@runledger/queue';
 import { breakpointsOf, commandOf, type GraphRegistry, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
@@ -208,6 +208,8 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   const outputKeys = stateKeys(graph);
   const config = {
     configurable: { ...threadOf(job).configurable, runledger: ctx },
+    // The tenant's long-term memory (`getStore()`), fenced like the checkpoints; it takes the place of a store the graph was compiled with.
+    store: new LedgerStore(ledger.pool, { tenant: job.tenant, fence: { jobId, fencingToken: token } }),
     signal,
     control,
     durability: 'sync',

@@ -2,3 +2,4 @@ export { isSealedType, SealingSerializer } from './checkpoint-serde';
 export * from './core';
 export { isFullySealed, readStoredPayloads, type StoredPayloads } from './crypto-audit';
 export { type Fence, FencedPostgresSaver, type FencedSaverOptions, OneStatementPostgresSaver } from './fenced-saver';
+export { type Item, LedgerStore, type LedgerStoreOptions } from './store';

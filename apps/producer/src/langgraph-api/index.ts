@@ -9,8 +9,10 @@ import { metaRoutes } from './meta';
 export { corsOptions } from './cors';
 export { testHookRoutes } from './test-hooks';
 
+import { mcpRoutes } from './mcp';
 import { runStreamRoutes } from './run-stream';
 import { runRoutes } from './runs';
+import { storeRoutes } from './store-routes';
 import { threadRoutes } from './threads';
 
 /**
@@ -29,4 +31,6 @@ export async function langGraphApi(app: FastifyInstance, deps: RouteDeps): Promi
   await app.register(threadRoutes, d);
   await app.register(runRoutes, d);
   await app.register(runStreamRoutes, d);
+  await app.register(storeRoutes, d);
+  await app.register(mcpRoutes, d);
 }

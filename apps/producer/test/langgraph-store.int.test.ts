@@ -1,0 +1,129 @@
+// The store (long-term memory) driven by the official SDK's `client.store` against a real producer
+// and PostgreSQL: items, search, namespaces, refusals, tenants; a graph run on a real worker
+// process writes the tenant's store through `config.store` (not the InMemoryStore it was compiled
+// with); and a write whose fence no longer holds changes nothing.
+import path from 'node:path';
+import { LeaseLostError, LedgerStore } from '@runledger/ledger';
+import { loadGraphs } from '@runledger/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backdateLease, sleep } from '../../../test/support/db';
+import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
+
+const config = path.join(import.meta.dirname, 'fixtures/store-project/langgraph.json');
+
+let s: LangGraphStack;
+beforeAll(async () => {
+  s = await startLangGraphStack('lg_store', { graphs: await loadGraphs({ configPath: config, env: {}, notice: () => {} }) });
+  s.worker('lg-store-w1', { RUNLEDGER_CONFIG: config });
+});
+afterAll(() => s?.close());
+
+/** The HTTP status of a refused SDK call. */
+async function statusOf(call: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await call;
+    return undefined;
+  } catch (err) {
+    return (err as { status?: number }).status;
+  }
+}
+
+describe.each(SDKS)('the store through the SDK (SDK %s)', (sdk) => {
+  const ns = (...labels: string[]) => [`sdk${sdk.replace(/\W/g, '')}`, ...labels];
+
+  it('puts, reads, updates, searches, lists and deletes items', async () => {
+    const client = s.client(KEYS.acme, sdk);
+    expect((await client.store.searchItems(ns('empty'))).items).toEqual([]);
+    expect(await client.store.getItem(ns('prefs'), 'missing')).toBeNull();
+
+    await client.store.putItem(ns('prefs', 'ann'), 'theme', { color: 'blue', size: 2 });
+    const first = await client.store.getItem(ns('prefs', 'ann'), 'theme');
+    expect(first).toMatchObject({ namespace: ns('prefs', 'ann'), key: 'theme', value: { color: 'blue', size: 2 } });
+    expect(Date.parse(String(first?.createdAt))).toBeGreaterThan(0);
+
+    await sleep(5);
+    await client.store.putItem(ns('prefs', 'ann'), 'theme', { color: 'red', size: 2 });
+    const second = await client.store.getItem(ns('prefs', 'ann'), 'theme');
+    expect(second?.value).toEqual({ color: 'red', size: 2 });
+    expect(second?.createdAt).toBe(first?.createdAt);
+    expect(Date.parse(String(second?.updatedAt))).toBeGreaterThan(Date.parse(String(first?.updatedAt)));
+
+    await client.store.putItem(ns('prefs', 'bob'), 'theme', { color: 'red', size: 3 });
+    await client.store.putItem(ns('notes', 'bob'), 'n1', { text: 'hi' });
+    const red = await client.store.searchItems(ns('prefs'), { filter: { color: 'red' } });
+    expect(red.items.map((i) => i.namespace.at(-1)).sort()).toEqual(['ann', 'bob']);
+    expect((await client.store.searchItems(ns('prefs'), { filter: { color: 'red', size: 3 } })).items.map((i) => i.key)).toEqual(['theme']);
+    expect((await client.store.searchItems(ns(), { limit: 1 })).items).toHaveLength(1);
+    expect((await client.store.searchItems(ns(), { limit: 10, offset: 2 })).items).toHaveLength(1);
+
+    const all = await client.store.listNamespaces({ prefix: ns() });
+    expect(all.namespaces).toEqual([ns('notes', 'bob'), ns('prefs', 'ann'), ns('prefs', 'bob')]);
+    expect((await client.store.listNamespaces({ prefix: [ns()[0] as string, '*', 'bob'] })).namespaces).toEqual([ns('notes', 'bob'), ns('prefs', 'bob')]);
+    expect((await client.store.listNamespaces({ prefix: ns(), suffix: ['ann'] })).namespaces).toEqual([ns('prefs', 'ann')]);
+    expect((await client.store.listNamespaces({ prefix: ns(), maxDepth: 2 })).namespaces).toEqual([ns('notes'), ns('prefs')]);
+
+    await client.store.deleteItem(ns('prefs', 'ann'), 'theme');
+    expect(await client.store.getItem(ns('prefs', 'ann'), 'theme')).toBeNull();
+    // Deleting what is not there is not an error, as on LangGraph's server.
+    await client.store.deleteItem(ns('prefs', 'ann'), 'theme');
+  });
+
+  it('refuses what it cannot honour (422) and malformed items (400), and writes nothing', async () => {
+    const client = s.client(KEYS.acme, sdk);
+    const put = (body: unknown) =>
+      fetch(`${s.url}/store/items`, { method: 'PUT', headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    for (const [body, field, status = 422] of [
+      [{ namespace: ns('x'), key: 'k', value: { a: 1 }, ttl: 5 }, 'ttl'],
+      [{ namespace: ns('x'), key: 'k', value: { a: 1 }, index: ['a'] }, 'index'],
+      [{ namespace: [], key: 'k', value: { a: 1 } }, 'namespace', 400],
+      [{ namespace: ['', 'x'], key: 'k', value: { a: 1 } }, 'namespace', 400],
+      [{ namespace: ['a.b'], key: 'k', value: { a: 1 } }, 'periods', 400],
+      [{ namespace: ns('x'), key: 'k', value: 'not an object' }, 'value', 400],
+    ] as const) {
+      const res = await put(body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(JSON.stringify(await res.json())).toContain(field);
+    }
+    expect(await statusOf(client.store.searchItems(ns('x'), { query: 'semantic' }))).toBe(422);
+    expect(await client.store.getItem(ns('x'), 'k')).toBeNull();
+  });
+
+  it("keeps each tenant's store its own", async () => {
+    await s.client(KEYS.acme, sdk).store.putItem(ns('secret'), 'k', { owner: 'acme' });
+    const globex = s.client(KEYS.globex, sdk);
+    expect(await globex.store.getItem(ns('secret'), 'k')).toBeNull();
+    expect((await globex.store.searchItems(ns())).items).toEqual([]);
+    expect((await globex.store.listNamespaces({ prefix: ns() })).namespaces).toEqual([]);
+    await globex.store.putItem(ns('secret'), 'k', { owner: 'globex' });
+    expect((await s.client(KEYS.acme, sdk).store.getItem(ns('secret'), 'k'))?.value).toEqual({ owner: 'acme' });
+  });
+});
+
+describe('a graph on the store', () => {
+  it("writes the tenant's PostgreSQL store through config.store, and reads it on the next run", async () => {
+    const client = s.client(KEYS.acme);
+    const thread = await client.threads.create();
+    const first = (await client.runs.wait(thread.thread_id, 'memory', { input: { user: 'ann', note: 'likes tea' } })) as { before: string[] };
+    expect(first.before).toEqual([]);
+    const item = await client.store.getItem(['notes', 'ann'], 'likes tea');
+    expect(item?.value).toEqual({ text: 'likes tea' });
+    // Another thread, even another worker's memory: the store is the tenant's, not the process's.
+    const other = await client.threads.create();
+    const second = (await client.runs.wait(other.thread_id, 'memory', { input: { user: 'ann', note: 'hates coffee' } })) as { before: string[] };
+    expect(second.before).toEqual(['likes tea']);
+    expect(await s.client(KEYS.globex).store.getItem(['notes', 'ann'], 'likes tea')).toBeNull();
+  });
+
+  it('refuses a write once the lease is gone, and writes nothing', async () => {
+    const { job } = await s.db.ledger.admit({ graph: 'memory', input: { user: 'zed', note: 'n' }, tenant: 'acme' });
+    const claim = await s.db.ledger.claim(job.jobId, 'store-test', 60_000);
+    if (!claim.ok) throw new Error(`claim refused: ${claim.reason}`);
+    const fenced = new LedgerStore(s.db.ledger.pool, { tenant: 'acme', fence: { jobId: job.jobId, fencingToken: claim.job.fencingToken } });
+    await fenced.put(['fenced'], 'while-held', { ok: true });
+    await backdateLease(s.db.ledger.pool, job.jobId);
+    await expect(fenced.put(['fenced'], 'after-expiry', { ok: false })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(fenced.delete(['fenced'], 'while-held')).rejects.toBeInstanceOf(LeaseLostError);
+    const api = new LedgerStore(s.db.ledger.pool, { tenant: 'acme' });
+    expect((await api.search(['fenced'])).map((i) => i.key)).toEqual(['while-held']);
+  });
+});
