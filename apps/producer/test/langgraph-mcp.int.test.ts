@@ -30,7 +30,23 @@ describe('MCP through the official SDK client', () => {
     await client.close();
   });
 
+  it("lists a tenant's stored assistants by name, to that tenant only, and runs them as that assistant", async () => {
+    const stored = await s.client(KEYS.acme).assistants.create({ graphId: 'echo', name: 'echo_twice', config: { configurable: { note: 'x' } } });
+    const acme = await mcpClient(KEYS.acme);
+    expect((await acme.listTools()).tools.map((t) => t.name)).toContain('echo_twice');
+    const globex = await mcpClient(KEYS.globex);
+    expect((await globex.listTools()).tools.map((t) => t.name)).not.toContain('echo_twice');
+    s.worker('lg-mcp-w0');
+    const result = (await acme.callTool({ name: 'echo_twice', arguments: { steps: 2 } })) as { content: Array<{ text: string }> };
+    expect(JSON.parse(result.content[0]?.text ?? 'null')).toMatchObject({ done: 2 });
+    const row = (await s.db.ledger.list({ tenant: 'acme', graph: 'echo' })).jobs[0];
+    expect(row?.metadata).toMatchObject({ runledger_assistant: { assistant_id: stored.assistant_id, version: 1 } });
+    await acme.close();
+    await globex.close();
+  });
+
   it("calls a tool as a run of the caller's tenant, which survives a worker SIGKILL", async () => {
+    await s.procs.cleanup({ task: { result: { state: 'pass' } } });
     const w1 = s.worker('lg-mcp-w1');
     const client = await mcpClient(KEYS.acme);
     const call = client.callTool({ name: 'echo', arguments: { steps: 2, sleepMs: 4_000 } }, undefined, { timeout: 120_000 });

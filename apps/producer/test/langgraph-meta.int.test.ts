@@ -64,6 +64,7 @@ describe('POST /internal/truncate', () => {
     await c.threads.updateState(thread.thread_id, { values: { messages: [{ type: 'human', content: 'hi' }] } });
     const other = await c.threads.create();
     await c.runs.create(other.thread_id, 'chat', { input: { messages: 'queued' } });
+    await c.store.putItem(['memories'], 'k', { v: 1 });
     return thread.thread_id;
   }
   const checkpoints = async (tenant: string, threadId: string) =>
@@ -75,13 +76,14 @@ describe('POST /internal/truncate', () => {
       threads: (await c.threads.search({ limit: 100 })).length,
       jobs: (await s.db.ledger.list({ tenant })).jobs.length,
       checkpoints: await checkpoints(tenant, threadId),
+      storeItems: (await c.store.searchItems(['memories'])).items.length,
     };
   };
 
   it("is absent (404) without the flag, and with it deletes the caller's tenant's records only", async () => {
     const acmeThread = await populate(KEYS.acme);
     const globexThread = await populate(KEYS.globex);
-    expect(await holdings('acme', KEYS.acme, acmeThread)).toMatchObject({ assistants: 5, threads: 2, jobs: 1 });
+    expect(await holdings('acme', KEYS.acme, acmeThread)).toMatchObject({ assistants: 5, threads: 2, jobs: 1, storeItems: 1 });
     expect((await holdings('acme', KEYS.acme, acmeThread)).checkpoints).toBeGreaterThan(0);
 
     const all = { runs: true, threads: true, assistants: true, store: true, checkpoint: true };
@@ -92,9 +94,9 @@ describe('POST /internal/truncate', () => {
     const res = await call(s.url, '/internal/truncate', KEYS.acme, all);
     expect([res.status, await res.json()]).toEqual([200, { ok: true }]);
     // The graphs' default assistants stay: they are not stored.
-    expect(await holdings('acme', KEYS.acme, acmeThread)).toEqual({ assistants: 4, threads: 0, jobs: 0, checkpoints: 0 });
+    expect(await holdings('acme', KEYS.acme, acmeThread)).toEqual({ assistants: 4, threads: 0, jobs: 0, checkpoints: 0, storeItems: 0 });
     const globex = await holdings('globex', KEYS.globex, globexThread);
-    expect(globex).toMatchObject({ assistants: 5, threads: 2, jobs: 1 });
+    expect(globex).toMatchObject({ assistants: 5, threads: 2, jobs: 1, storeItems: 1 });
     expect(globex.checkpoints).toBeGreaterThan(0);
   });
 

@@ -4,7 +4,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphDefinition } from '@runledger/runtime';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { tenantScope } from '../security';
+import { admissionTenant, tenantScope } from '../security';
+import { assistantIdOf } from './assistants';
 import type { LangGraphDeps } from './context';
 import { createRun } from './run-admission';
 import { finalValues, settledJob } from './run-views';
@@ -24,20 +25,41 @@ function inputSchema(g: GraphDefinition): { type: 'object'; properties: Record<s
   return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, {}])) };
 }
 
+/** MCP tool names: letters, digits, `_` and `-`, at most 64. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Tools one listing offers at most (the tenant's assistants, default ones first). */
+const MAX_TOOLS = 200;
+
+/** The tenant's assistants as tools: a default one by its graph id, a stored one by its name when that is a unique tool name, else by its id. */
+async function tools(d: LangGraphDeps, tenant: string): Promise<Array<{ name: string; assistantId: string; graph: GraphDefinition; description?: string }>> {
+  const { assistants } = await d.assistants.store.search(tenant, d.assistants.builtIns(), { limit: MAX_TOOLS, sortBy: 'created_at', sortOrder: 'asc' });
+  const taken = new Map<string, number>();
+  for (const a of assistants) taken.set(a.name, (taken.get(a.name) ?? 0) + 1);
+  return assistants.flatMap((a) => {
+    const graph = d.assistants.find(a.graphId);
+    if (!graph) return [];
+    const builtIn = a.assistantId === assistantIdOf(a.graphId) && a.name === a.graphId;
+    const name = builtIn || (TOOL_NAME.test(a.name) && taken.get(a.name) === 1 && !d.assistants.find(a.name)) ? a.name : a.assistantId;
+    return [{ name, assistantId: a.assistantId, graph, description: a.description ?? graph.description }];
+  });
+}
+
 /**
- * The MCP server of one request (stateless, as LangGraph Platform's /mcp): every assistant is a
- * tool named by its graph id; a call is a run on a new thread, admitted like POST /runs/wait (so
- * leased, fenced and recovered like every job), answered with its final values.
+ * The MCP server of one request (stateless, as LangGraph Platform's /mcp): every assistant of the
+ * caller's tenant is a tool; a call is a run on a new thread, admitted like POST /runs/wait (so
+ * leased, fenced and recovered like every job, with the assistant's config), answered with its
+ * final values.
  */
 function mcpServer(d: LangGraphDeps, request: FastifyRequest): Server {
   const server = new Server({ name: 'runledger', version: '1' }, { capabilities: { tools: {} } });
+  const tenant = admissionTenant(request);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: d.assistants.all().map((g) => ({ name: g.name, description: g.description, inputSchema: inputSchema(g) })),
+    tools: (await tools(d, tenant)).map((t) => ({ name: t.name, description: t.description, inputSchema: inputSchema(t.graph) })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-    const graph = d.assistants.all().find((g) => g.name === params.name);
-    if (!graph) throw new McpError(ErrorCode.InvalidParams, `No tool (assistant) named "${params.name}".`);
-    const body = { assistant_id: graph.name, input: params.arguments ?? {} } as RunCreate;
+    const tool = (await tools(d, tenant)).find((t) => t.name === params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool (assistant) named "${params.name}".`);
+    const body = { assistant_id: tool.assistantId, input: params.arguments ?? {} } as RunCreate;
     const { job } = await createRun(d, request, undefined, body, false);
     const end = Date.now() + CALL_WAIT_MS;
     const settled = await settledJob(d.ledger, job.jobId, tenantScope(request), () => Date.now() > end);
