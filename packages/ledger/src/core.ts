@@ -11,12 +11,14 @@ export {
   type CronOutcome,
   type CronPatch,
   Crons,
+  type CronsOptions,
   cronFiringKey,
   decideFirings,
   MISSED_POLICIES,
   type MissedPolicy,
   type NewCron,
   nextCronTime,
+  shortestCronInterval,
 } from './crons';
 export {
   AesGcmPayloadCodec,
