@@ -43,7 +43,9 @@ export function nextCronTime(schedule: string, timezone: string, after: Date): D
  * gap within them). Throws like nextCronTime.
  */
 export function shortestCronInterval(schedule: string, timezone: string, after: Date): number {
-  const times = parse(schedule, timezone, after).take(INTERVAL_SAMPLE).map((t) => t.getTime());
+  const times = parse(schedule, timezone, after)
+    .take(INTERVAL_SAMPLE)
+    .map((t) => t.getTime());
   let shortest = Number.POSITIVE_INFINITY;
   for (let i = 1; i < times.length; i++) shortest = Math.min(shortest, (times[i] as number) - (times[i - 1] as number));
   return shortest;

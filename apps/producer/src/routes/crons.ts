@@ -81,7 +81,9 @@ export async function cronRoutes(app: FastifyInstance, deps: RouteDeps): Promise
 
   app.get(
     '/v1/crons',
-    { schema: { summary: 'List crons, oldest first', tags: ['crons'], querystring: CronListQuery, response: { 200: CronList, 400: ErrorBody, 503: ErrorBody } } },
+    {
+      schema: { summary: 'List crons, oldest first', tags: ['crons'], querystring: CronListQuery, response: { 200: CronList, 400: ErrorBody, 503: ErrorBody } },
+    },
     async (request) => {
       const q = request.query as z.infer<typeof CronListQuery>;
       const page = await crons.list(tenantScope(request), { limit: q.limit ?? 50, cursor: q.cursor });
