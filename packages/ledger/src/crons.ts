@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { type CronOutcome, cronFiringKey, type Decision, decideFirings, dueTimes, type MissedPolicy, nextCronTime } from './cron-schedule';
+import { sealContext } from './crypto';
 import { type Queryable, wrapDbError } from './db';
 import { LedgerError } from './errors';
 import type { Ledger } from './ledger';
@@ -130,6 +131,20 @@ export class Crons {
     private readonly options: CronsOptions = {},
   ) {}
 
+  /** The stored form of a cron's input or metadata: sealed, bound to the cron, when encryption is on. */
+  private seal(value: unknown, context: string): unknown {
+    const codec = this.ledger.payloadCodec;
+    return codec ? codec.seal(value, context) : value;
+  }
+
+  /** The cron with its input and metadata opened (values stored before encryption pass through). Throws when one cannot be opened. */
+  private opened(cron: Cron): Cron {
+    const codec = this.ledger.payloadCodec;
+    if (!codec) return cron;
+    const metadata = codec.open(cron.metadata, sealContext.cronMetadata(cron.cronId)) as Record<string, unknown>;
+    return { ...cron, input: codec.open(cron.input, sealContext.cronInput(cron.cronId)), metadata };
+  }
+
   private async q(name: string, values: unknown[], db: Queryable = this.ledger.pool): Promise<pg.QueryResult> {
     try {
       return await db.query(sql(name), values);
@@ -149,15 +164,16 @@ export class Crons {
     const timezone = def.timezone ?? 'UTC';
     const next = nextCronTime(def.schedule, timezone, new Date());
     const cap = this.options.maxPerTenant ?? null;
+    const cronId = randomUUID();
     const values = [
-      randomUUID(),
+      cronId,
       tenant,
       def.graph,
       def.schedule,
       timezone,
-      json(def.input ?? null),
+      json(this.seal(def.input ?? null, sealContext.cronInput(cronId))),
       def.threadId ?? null,
-      json(def.metadata ?? {}),
+      json(this.seal(def.metadata ?? {}, sealContext.cronMetadata(cronId))),
       def.missed ?? 'run-once',
       def.enabled ?? true,
       next,
@@ -168,7 +184,7 @@ export class Crons {
       return (await this.q('insert_cron', values, client)).rows[0];
     });
     if (!row) throw new LedgerError('LIMIT_REACHED', `Tenant "${tenant}" has ${cap} crons, the most allowed (CRON_MAX_PER_TENANT); delete one first.`);
-    return toCron(row);
+    return this.opened(toCron(row));
   }
 
   /** One page of crons, oldest first; pass `nextCursor` back as `cursor` for the next page (null: no more). */
@@ -177,14 +193,14 @@ export class Crons {
     const [us, id] = page.cursor ? splitCursor(page.cursor) : [null, null];
     const rows = (await this.q('list_crons', [tenant ?? null, us, id, limit])).rows;
     const last = rows[rows.length - 1];
-    return { crons: rows.map(toCron), nextCursor: rows.length === limit && last ? `${last.created_us}_${last.cron_id}` : null };
+    return { crons: rows.map((r) => this.opened(toCron(r))), nextCursor: rows.length === limit && last ? `${last.created_us}_${last.cron_id}` : null };
   }
 
   /** Throws LedgerError NOT_FOUND when there is no such cron for `tenant`. */
   async get(cronId: string, tenant?: string): Promise<Cron> {
     const row = (await this.q('get_cron', [cronId, tenant ?? null])).rows[0];
     if (!row) throw new LedgerError('NOT_FOUND', `No cron ${cronId}.`);
-    return toCron(row);
+    return this.opened(toCron(row));
   }
 
   /**
@@ -204,14 +220,14 @@ export class Crons {
       tenant ?? null,
       patch.schedule ?? null,
       patch.timezone ?? null,
-      patch.input === undefined ? null : json(patch.input),
+      patch.input === undefined ? null : json(this.seal(patch.input, sealContext.cronInput(cronId))),
       patch.missed ?? null,
       patch.enabled ?? null,
       next,
     ];
     const row = (await this.q('update_cron', values)).rows[0];
     if (!row) throw new LedgerError('NOT_FOUND', `No cron ${cronId}.`);
-    return toCron(row);
+    return this.opened(toCron(row));
   }
 
   /** Deletes a cron and its firing records (its jobs stay). Throws NOT_FOUND. */
@@ -263,7 +279,8 @@ export class Crons {
   }
 
   /** Admits, records and advances one due cron; throws when an admission is refused (the caller rolls back to its savepoint). */
-  private async fireOne(cron: Cron, now: Date, options: FireOptions, client: pg.PoolClient): Promise<Job[]> {
+  private async fireOne(stored: Cron, now: Date, options: FireOptions, client: pg.PoolClient): Promise<Job[]> {
+    const cron = this.opened(stored);
     const { times, next } = dueTimes(cron, now);
     const firings: Firing[] = [];
     const admitted: Job[] = [];

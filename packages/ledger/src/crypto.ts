@@ -166,4 +166,7 @@ export const sealContext = {
   eventDetail: (jobId: string, field: string) => `job_events.detail.${field}:${jobId}`,
   /** A chunk of a streamed run (run_stream_events.data). */
   streamData: (jobId: string) => `run_stream_events.data:${jobId}`,
+  /** A cron's input and metadata (each firing's job input and metadata, sealed again under the job). */
+  cronInput: (cronId: string) => `crons.input:${cronId}`,
+  cronMetadata: (cronId: string) => `crons.metadata:${cronId}`,
 };

@@ -104,6 +104,14 @@ export const RESEAL_TABLES: readonly ResealTable[] = [
   ),
   jsonTable('job_events', ['job_id', 'event_id'], [{ name: 'detail', fields: true, context: (r, f) => sealContext.eventDetail(job(r), f) }]),
   jsonTable('run_stream_events', ['job_id', 'event_id'], [{ name: 'data', context: (r) => sealContext.streamData(job(r)) }]),
+  jsonTable(
+    'crons',
+    ['cron_id'],
+    [
+      { name: 'input', context: (r) => sealContext.cronInput(s(r.cron_id)) },
+      { name: 'metadata', context: (r) => sealContext.cronMetadata(s(r.cron_id)) },
+    ],
+  ),
   checkpointTable('checkpoint_blobs', ['thread_id', 'checkpoint_ns', 'channel', 'version'], (r) =>
     checkpointContext.blob(s(r.thread_id), s(r.checkpoint_ns), s(r.channel), s(r.version)),
   ),
