@@ -26,6 +26,7 @@ describe('crons', () => {
     env = stackEnv(queueConfigFor('redis', db.url, db.schema, redis.url), db.url, db.schema, {
       CRON_TICK_MS: '200',
       CRON_MISFIRE_GRACE_MS: String(GRACE_MS),
+      CRON_MIN_INTERVAL_MS: '2000',
     });
   });
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { dashboardRoutes } from './dashboard/routes';
 import { installErrorHandlers } from './http-errors';
 import { corsOptions, langGraphApi, testHookRoutes } from './langgraph-api';
 import { installMetrics, ProducerMetrics } from './metrics';
-import type { AppOptions, RouteDeps } from './options';
+import { type AppOptions, DEFAULT_CRON_LIMITS, type RouteDeps } from './options';
 import { answerOversizedBeforeBody } from './oversized-body';
 import { playgroundRoutes } from './playground/routes';
 import { actionRoutes } from './routes/actions';
@@ -94,7 +94,15 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     ),
   );
   app.addHook('onClose', () => admitter.close());
-  const deps: RouteDeps = { ledger: options.ledger, queue: options.queue, graphs: options.graphs, schema: options.schema, enqueueTimeoutMs, admitter };
+  const deps: RouteDeps = {
+    ledger: options.ledger,
+    queue: options.queue,
+    graphs: options.graphs,
+    schema: options.schema,
+    enqueueTimeoutMs,
+    admitter,
+    cronLimits: options.cronLimits ?? DEFAULT_CRON_LIMITS,
+  };
 
   void app.register(swagger, {
     openapi: {

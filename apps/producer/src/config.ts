@@ -70,6 +70,10 @@ const Env = z.object({
    * were missed (every producer was down) and follow the cron's `missed` policy. Default 5000.
    */
   CRON_MISFIRE_GRACE_MS: int(0, 86_400_000).default(5_000),
+  /** Most crons one tenant may have (POST /v1/crons answers 429 beyond it). Default 100. */
+  CRON_MAX_PER_TENANT: int(1, 1_000_000).default(100),
+  /** Shortest interval a cron's schedule may fire at, in ms (POST /v1/crons answers 422 below it). Default 60000. */
+  CRON_MIN_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
   /** Default info. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RUNLEDGER_API_KEYS: z.string().optional(),

@@ -1,11 +1,11 @@
-import { createPool, Ledger, LedgerError, schemaVersion } from '@runledger/ledger';
+import { createPool, Ledger, LedgerError, schemaVersion, takeRateToken } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
 import { findLangGraphConfig, type GraphDefinition, loadGraphs } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { ConfigError, parseConfig } from './config';
 import { CronTicker } from './cron-ticker';
-import { parseSecurityEnv } from './security';
+import { parseSecurityEnv, sharedBuckets, tenantBucket } from './security';
 
 export interface CreateServerOptions {
   /** Your GraphDefinitions, beside the built-in ones and those of the langgraph.json. */
@@ -105,6 +105,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     testHooks: config.RUNLEDGER_TEST_HOOKS,
     corsOrigins: config.RUNLEDGER_CORS_ORIGINS,
     security: secured.security,
+    cronLimits: { maxPerTenant: config.CRON_MAX_PER_TENANT, minIntervalMs: config.CRON_MIN_INTERVAL_MS },
   });
   const log = app.log;
 
@@ -115,6 +116,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     log.warn("RUNLEDGER_TEST_HOOKS is on: POST /internal/truncate deletes the calling tenant's runs, threads and assistants. Never set it in production.");
   log.info(`authentication ${secured.open ? 'off' : 'on'}, encryption at rest ${secured.crypto ? 'on' : 'off'}`);
   await checkSchema(ledger, config.DB_SCHEMA, (m) => log.warn(m));
+  // Firings spend the bucket of their tenant's requests, the one the app's rate limit keeps in the ledger.
+  const rate = secured.security.rateLimit;
+  const buckets = rate ? sharedBuckets((key, perSecond, burst) => takeRateToken(pool, key, perSecond, burst), rate.perSecond, rate.burst) : undefined;
   const cronTicker = new CronTicker({
     ledger,
     queue,
@@ -122,6 +126,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     graceMs: config.CRON_MISFIRE_GRACE_MS,
     enqueueTimeoutMs: 1_000,
     log,
+    charge: buckets && (async (tenant) => buckets.take(tenantBucket(tenant))),
   });
 
   return {

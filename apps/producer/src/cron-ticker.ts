@@ -1,4 +1,4 @@
-import { Crons, type Ledger } from '@runledger/ledger';
+import { Crons, type Ledger, type RateTake } from '@runledger/ledger';
 import { type DeliveryData, PeriodicPass } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
@@ -13,6 +13,12 @@ export interface CronTickerOptions {
   graceMs: number;
   enqueueTimeoutMs: number;
   log: FastifyBaseLogger;
+  /**
+   * Takes a token from a tenant's rate bucket for each time a cron admits (the bucket its
+   * requests spend: RATE_LIMIT_PER_SECOND); a refused take records the time as failed. Default
+   * none: firings are not charged.
+   */
+  charge?: (tenant: string) => Promise<RateTake>;
 }
 
 /**
@@ -49,9 +55,10 @@ export class CronTicker {
   }
 
   private async fire(): Promise<void> {
-    const { ledger, queue, log } = this.options;
+    const { ledger, queue, log, charge } = this.options;
     try {
-      const admitted = await this.crons.fireDue({ graceMs: this.options.graceMs });
+      const { admitted, failed } = await this.crons.fireDue({ graceMs: this.options.graceMs, charge: charge && chargeOrLet(charge, log) });
+      for (const { cron, reason } of failed) log.warn({ cronId: cron.cronId, tenant: cron.tenant, reason }, 'cron firing failed; the other crons fired');
       if (admitted.length === 0) return;
       log.info({ jobs: admitted.map((j) => j.jobId) }, 'cron firings admitted');
       await sendAdmittedWithin(queue, ledger, admitted, this.options.enqueueTimeoutMs, log);
@@ -59,4 +66,13 @@ export class CronTicker {
       log.warn({ err: (err as Error).message }, 'cron firing pass failed; the next one retries');
     }
   }
+}
+
+/** As for a request: a bucket that cannot answer (PostgreSQL down) does not refuse the firing. */
+function chargeOrLet(charge: (tenant: string) => Promise<RateTake>, log: FastifyBaseLogger): (tenant: string) => Promise<RateTake> {
+  return (tenant) =>
+    charge(tenant).catch((err: Error) => {
+      log.warn({ err: err.message }, 'cron firing not charged: rate limit not checked');
+      return { ok: true };
+    });
 }

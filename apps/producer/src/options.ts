@@ -36,9 +36,21 @@ export interface AppOptions {
   corsOrigins?: string[] | '*';
   /** RUNLEDGER_TEST_HOOKS: serve POST /internal/truncate (LangGraph's API tests start from an empty server with it). Default false (404). */
   testHooks?: boolean;
+  /**
+   * Limits of POST /v1/crons: at most `maxPerTenant` crons per tenant (429), no schedule firing
+   * less than `minIntervalMs` apart (422). Default 100 and 60,000 (CRON_MAX_PER_TENANT, CRON_MIN_INTERVAL_MS).
+   */
+  cronLimits?: CronLimits;
   /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
   crashAt?: 'after_admit_commit';
 }
 
+export interface CronLimits {
+  maxPerTenant: number;
+  minIntervalMs: number;
+}
+
+export const DEFAULT_CRON_LIMITS: CronLimits = { maxPerTenant: 100, minIntervalMs: 60_000 };
+
 /** AppOptions with defaults applied, as the routes see them. */
-export type RouteDeps = Required<Pick<AppOptions, 'ledger' | 'queue' | 'graphs' | 'schema' | 'enqueueTimeoutMs'>> & { admitter: Admitter };
+export type RouteDeps = Required<Pick<AppOptions, 'ledger' | 'queue' | 'graphs' | 'schema' | 'enqueueTimeoutMs' | 'cronLimits'>> & { admitter: Admitter };

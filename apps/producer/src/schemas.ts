@@ -311,10 +311,22 @@ export const CronView = z.object({
 
 export const CronFiringView = z.object({
   scheduledAt: time,
-  outcome: z.enum(['admitted', 'caught_up', 'missed']).describe('admitted on time; caught_up: admitted late by run-once; missed: not run'),
+  outcome: z
+    .enum(['admitted', 'caught_up', 'missed', 'failed'])
+    .describe('admitted on time; caught_up: admitted late by run-once; missed: not run; failed: admission refused it (see reason)'),
   jobId: z.string().nullable(),
+  reason: z.string().nullable().describe('Why a failed time was not admitted: the refusal, as POST /v1/jobs would answer it; null otherwise'),
   recordedAt: time,
 });
 
 export const CronDetail = CronView.extend({ firings: z.array(CronFiringView).describe('The latest 50 handled scheduled times, newest first') });
-export const CronList = z.object({ crons: z.array(CronView) });
+export const CronList = z.object({ crons: z.array(CronView), nextCursor: z.string().nullable() });
+export const CronListQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).optional().describe('Default 50'),
+    cursor: z
+      .string()
+      .regex(/^\d{1,18}_.{1,200}$/, 'cursor must be a nextCursor value from an earlier page')
+      .optional(),
+  })
+  .strict();

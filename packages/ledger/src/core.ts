@@ -21,12 +21,14 @@ export {
   type CronOutcome,
   type CronPatch,
   Crons,
+  type CronsOptions,
   cronFiringKey,
   decideFirings,
   MISSED_POLICIES,
   type MissedPolicy,
   type NewCron,
   nextCronTime,
+  shortestCronInterval,
 } from './crons';
 export {
   AesGcmPayloadCodec,

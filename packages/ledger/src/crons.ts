@@ -1,16 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { CronExpressionParser } from 'cron-parser';
 import type pg from 'pg';
+import { type CronOutcome, cronFiringKey, type Decision, decideFirings, dueTimes, type MissedPolicy, nextCronTime } from './cron-schedule';
+import { sealContext } from './crypto';
 import { type Queryable, wrapDbError } from './db';
 import { LedgerError } from './errors';
 import type { Ledger } from './ledger';
 import { json } from './ledger-core';
+import type { RateTake } from './rate-buckets';
 import { sql } from './sql';
+import { checkThreadKey, DEFAULT_TENANT } from './threads';
 import type { Job } from './types';
 
-/** After an outage: admit the latest missed time once (`run-once`), or none (`skip`); the others are recorded as missed. */
-export type MissedPolicy = 'run-once' | 'skip';
-export const MISSED_POLICIES: readonly MissedPolicy[] = ['run-once', 'skip'];
+export {
+  type CronOutcome,
+  cronFiringKey,
+  decideFirings,
+  MISSED_POLICIES,
+  type MissedPolicy,
+  nextCronTime,
+  shortestCronInterval,
+} from './cron-schedule';
 
 /** A cron definition as stored (`crons` row). */
 export interface Cron {
@@ -28,19 +37,19 @@ export interface Cron {
   nextFireAt: Date;
   createdAt: Date;
   updatedAt: Date;
-  /** The latest handled scheduled time and what became of it (list only). */
+  /** The latest handled scheduled time, what became of it and why it failed (list only). */
   lastScheduledAt?: Date | null;
   lastOutcome?: CronOutcome | null;
+  lastReason?: string | null;
 }
-
-/** What became of one scheduled time: admitted on time, admitted late by `run-once`, or not run. */
-export type CronOutcome = 'admitted' | 'caught_up' | 'missed';
 
 export interface CronFiring {
   cronId: string;
   scheduledAt: Date;
   outcome: CronOutcome;
   jobId: string | null;
+  /** Why a `failed` time was not admitted (the admission's refusal); null otherwise. */
+  reason: string | null;
   recordedAt: Date;
 }
 
@@ -59,30 +68,22 @@ export interface NewCron {
 
 export type CronPatch = Partial<Pick<NewCron, 'schedule' | 'timezone' | 'input' | 'missed' | 'enabled'>>;
 
-/** Most scheduled times one firing pass handles per cron; the next pass goes on from there. */
-const MAX_TIMES_PER_PASS = 1_000;
-
-/**
- * The first scheduled time of `schedule` (5 or 6 fields, cron-parser's syntax) in `timezone`
- * strictly after `after`. Throws LedgerError INVALID_REQUEST for an expression or time zone
- * cron-parser refuses, naming it.
- */
-export function nextCronTime(schedule: string, timezone: string, after: Date): Date {
-  checkTimezone(timezone);
-  try {
-    return CronExpressionParser.parse(schedule, { currentDate: after, tz: timezone }).next().toDate();
-  } catch (err) {
-    throw new LedgerError('INVALID_REQUEST', `"${schedule}" is not a valid cron expression: ${(err as Error).message}.`, { cause: err });
-  }
+export interface CronsOptions {
+  /** Most crons one tenant may have; `create` beyond it throws LIMIT_REACHED. Default no cap (operator tools). */
+  maxPerTenant?: number;
 }
 
-function checkTimezone(timezone: string): void {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: timezone });
-  } catch {
-    throw new LedgerError('INVALID_REQUEST', `"${timezone}" is not an IANA time zone (e.g. UTC, Europe/Paris).`);
-  }
+export interface FireOptions {
+  /** How late a time may be handled and still count as on time. */
+  graceMs: number;
+  /** Most crons per pass. Default 50. */
+  limit?: number;
+  /** Charges one admission to the cron's tenant (its rate bucket); a refused take records the time as `failed`. Default none. */
+  charge?: (tenant: string) => Promise<RateTake>;
 }
+
+/** Longest `reason` stored for a failed time. */
+const MAX_REASON_CHARS = 500;
 
 function toCron(r: Record<string, unknown>): Cron {
   return {
@@ -100,52 +101,49 @@ function toCron(r: Record<string, unknown>): Cron {
     createdAt: r.created_at as Date,
     updatedAt: r.updated_at as Date,
     ...('last_outcome' in r
-      ? { lastScheduledAt: (r.last_scheduled_at as Date | null) ?? null, lastOutcome: (r.last_outcome as CronOutcome | null) ?? null }
+      ? {
+          lastScheduledAt: (r.last_scheduled_at as Date | null) ?? null,
+          lastOutcome: (r.last_outcome as CronOutcome | null) ?? null,
+          lastReason: (r.last_reason as string | null) ?? null,
+        }
       : {}),
   };
 }
 
-/** The scheduled times from `first` up to `now`, at most MAX_TIMES_PER_PASS, and the next one after them. */
-function dueTimes(cron: Cron, now: Date): { times: Date[]; next: Date } {
-  const times: Date[] = [];
-  let t = cron.nextFireAt;
-  while (t.getTime() <= now.getTime() && times.length < MAX_TIMES_PER_PASS) {
-    times.push(t);
-    t = nextCronTime(cron.schedule, cron.timezone, t);
-  }
-  return { times, next: t };
+/** One recorded time: its outcome, the job it admitted, why it failed. */
+interface Firing extends Decision {
+  jobId: string | null;
+  reason: string | null;
 }
 
-/** What one firing pass decided for one scheduled time. */
-interface Decision {
-  at: Date;
-  outcome: CronOutcome;
-}
-
-/**
- * The policy, as data: times within `graceMs` of `now` are admitted; older ones were missed
- * (every producer was down), and `run-once` admits the latest of those once, as `caught_up`.
- */
-export function decideFirings(times: readonly Date[], now: Date, graceMs: number, policy: MissedPolicy): Decision[] {
-  const late = times.filter((t) => now.getTime() - t.getTime() > graceMs);
-  const catchUp = policy === 'run-once' ? late[late.length - 1] : undefined;
-  return times.map((at) => ({ at, outcome: !late.includes(at) ? 'admitted' : at === catchUp ? 'caught_up' : 'missed' }));
-}
-
-/** The idempotency key of a cron's firing at `at`: the same for every producer, so a time is admitted once. */
-export function cronFiringKey(cronId: string, at: Date): string {
-  return `cron:${cronId}:${at.toISOString()}`;
-}
+const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, MAX_REASON_CHARS);
 
 /**
  * Crons in PostgreSQL: definitions, and `fireDue`, which every producer calls on a timer. Each
  * due cron is locked (SKIP LOCKED), its due times are admitted through the ledger with the key
  * `cron:<id>:<scheduled time>` and recorded in `cron_firings`, and its next time advanced, all
  * in one transaction: two producers, a restart or a lost queue never fire a time twice, and
- * every time ends up recorded (admitted, caught up or missed).
+ * every time ends up recorded (admitted, caught up, missed or failed).
  */
 export class Crons {
-  constructor(private readonly ledger: Ledger) {}
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly options: CronsOptions = {},
+  ) {}
+
+  /** The stored form of a cron's input or metadata: sealed, bound to the cron, when encryption is on. */
+  private seal(value: unknown, context: string): unknown {
+    const codec = this.ledger.payloadCodec;
+    return codec ? codec.seal(value, context) : value;
+  }
+
+  /** The cron with its input and metadata opened (values stored before encryption pass through). Throws when one cannot be opened. */
+  private opened(cron: Cron): Cron {
+    const codec = this.ledger.payloadCodec;
+    if (!codec) return cron;
+    const metadata = codec.open(cron.metadata, sealContext.cronMetadata(cron.cronId)) as Record<string, unknown>;
+    return { ...cron, input: codec.open(cron.input, sealContext.cronInput(cron.cronId)), metadata };
+  }
 
   private async q(name: string, values: unknown[], db: Queryable = this.ledger.pool): Promise<pg.QueryResult> {
     try {
@@ -155,43 +153,64 @@ export class Crons {
     }
   }
 
-  /** Stores a cron; its first firing is the first scheduled time after now. Throws INVALID_REQUEST for a bad schedule or time zone. */
+  /**
+   * Stores a cron; its first firing is the first scheduled time after now. Throws INVALID_REQUEST
+   * for a bad schedule or time zone and for a thread id or tenant admission refuses (the same
+   * check), LIMIT_REACHED when the tenant has `maxPerTenant` crons.
+   */
   async create(def: NewCron): Promise<Cron> {
+    const tenant = def.tenant ?? DEFAULT_TENANT;
+    checkThreadKey(tenant, def.threadId ?? undefined);
     const timezone = def.timezone ?? 'UTC';
     const next = nextCronTime(def.schedule, timezone, new Date());
+    const cap = this.options.maxPerTenant ?? null;
+    const cronId = randomUUID();
     const values = [
-      randomUUID(),
-      def.tenant ?? 'default',
+      cronId,
+      tenant,
       def.graph,
       def.schedule,
       timezone,
-      json(def.input ?? null),
+      json(this.seal(def.input ?? null, sealContext.cronInput(cronId))),
       def.threadId ?? null,
-      json(def.metadata ?? {}),
+      json(this.seal(def.metadata ?? {}, sealContext.cronMetadata(cronId))),
       def.missed ?? 'run-once',
       def.enabled ?? true,
       next,
+      cap,
     ];
-    return toCron((await this.q('insert_cron', values)).rows[0]);
+    const row = await this.ledger.inTransaction(async (client) => {
+      await this.q('lock_tenant_crons', [tenant], client);
+      return (await this.q('insert_cron', values, client)).rows[0];
+    });
+    if (!row) throw new LedgerError('LIMIT_REACHED', `Tenant "${tenant}" has ${cap} crons, the most allowed (CRON_MAX_PER_TENANT); delete one first.`);
+    return this.opened(toCron(row));
   }
 
-  async list(tenant?: string): Promise<Cron[]> {
-    return (await this.q('list_crons', [tenant ?? null])).rows.map(toCron);
+  /** One page of crons, oldest first; pass `nextCursor` back as `cursor` for the next page (null: no more). */
+  async list(tenant?: string, page: { limit?: number; cursor?: string } = {}): Promise<{ crons: Cron[]; nextCursor: string | null }> {
+    const limit = page.limit ?? 500;
+    const [us, id] = page.cursor ? splitCursor(page.cursor) : [null, null];
+    const rows = (await this.q('list_crons', [tenant ?? null, us, id, limit])).rows;
+    const last = rows[rows.length - 1];
+    return { crons: rows.map((r) => this.opened(toCron(r))), nextCursor: rows.length === limit && last ? `${last.created_us}_${last.cron_id}` : null };
   }
 
   /** Throws LedgerError NOT_FOUND when there is no such cron for `tenant`. */
   async get(cronId: string, tenant?: string): Promise<Cron> {
     const row = (await this.q('get_cron', [cronId, tenant ?? null])).rows[0];
     if (!row) throw new LedgerError('NOT_FOUND', `No cron ${cronId}.`);
-    return toCron(row);
+    return this.opened(toCron(row));
   }
 
   /**
-   * Changes a cron. A new schedule or time zone, or enabling a disabled cron, restarts it from
+   * Changes a cron (throws like create). A new schedule or time zone, or enabling a disabled cron, restarts it from
    * now: times passed while it was off are neither fired nor recorded (it was off on purpose).
    */
   async update(cronId: string, patch: CronPatch, tenant?: string): Promise<Cron> {
     const current = await this.get(cronId, tenant);
+    // A new input is checked as admission checks it; the thread id is the stored one.
+    if (patch.input !== undefined) checkThreadKey(current.tenant, current.threadId ?? undefined);
     const schedule = patch.schedule ?? current.schedule;
     const timezone = patch.timezone ?? current.timezone;
     const restart = patch.schedule !== undefined || patch.timezone !== undefined || (patch.enabled === true && !current.enabled);
@@ -201,14 +220,14 @@ export class Crons {
       tenant ?? null,
       patch.schedule ?? null,
       patch.timezone ?? null,
-      patch.input === undefined ? null : json(patch.input),
+      patch.input === undefined ? null : json(this.seal(patch.input, sealContext.cronInput(cronId))),
       patch.missed ?? null,
       patch.enabled ?? null,
       next,
     ];
     const row = (await this.q('update_cron', values)).rows[0];
     if (!row) throw new LedgerError('NOT_FOUND', `No cron ${cronId}.`);
-    return toCron(row);
+    return this.opened(toCron(row));
   }
 
   /** Deletes a cron and its firing records (its jobs stay). Throws NOT_FOUND. */
@@ -222,6 +241,7 @@ export class Crons {
       scheduledAt: r.scheduled_at,
       outcome: r.outcome,
       jobId: r.job_id ?? null,
+      reason: r.reason ?? null,
       recordedAt: r.recorded_at,
     }));
   }
@@ -229,42 +249,102 @@ export class Crons {
   /**
    * One firing pass: admits every due time of every due cron (up to `limit` crons) under the
    * missed-firing policy (`graceMs`: how late a time may be handled and still count as on
-   * time), records each time, advances each cron. Returns the jobs admitted, for the caller to
-   * deliver (the reconciler delivers any it cannot).
+   * time), records each time, advances each cron. Each cron fires under its own savepoint: one
+   * whose admission is refused records its times as `failed` with the reason, and the others
+   * fire as if it did not exist. Returns the jobs admitted, for the caller to deliver (the
+   * reconciler delivers any it cannot), and the crons that failed.
    */
-  async fireDue(options: { graceMs: number; limit?: number }): Promise<Job[]> {
+  async fireDue(options: FireOptions): Promise<{ admitted: Job[]; failed: Array<{ cron: Cron; reason: string }> }> {
     return this.ledger.inTransaction(async (client) => {
       const due = (await this.q('lock_due_crons', [options.limit ?? 50], client)).rows;
       const admitted: Job[] = [];
+      const failed: Array<{ cron: Cron; reason: string }> = [];
       for (const row of due) {
         const cron = toCron(row);
         const now = row.db_now as Date;
-        const { times, next } = dueTimes(cron, now);
-        const decisions = decideFirings(times, now, options.graceMs, cron.missed);
-        const jobIds: Array<string | null> = [];
-        for (const d of decisions) {
-          if (d.outcome === 'missed') {
-            jobIds.push(null);
-            continue;
-          }
-          const { job } = await this.ledger.admit(
-            {
-              tenant: cron.tenant,
-              graph: cron.graph,
-              input: cron.input,
-              threadId: cron.threadId ?? undefined,
-              idempotencyKey: cronFiringKey(cron.cronId, d.at),
-              metadata: { ...cron.metadata, cronId: cron.cronId, scheduledAt: d.at.toISOString() },
-            },
-            client,
-          );
-          jobIds.push(job.jobId);
-          admitted.push(job);
+        await client.query('SAVEPOINT cron_firing');
+        try {
+          admitted.push(...(await this.fireOne(cron, now, options, client)));
+          await client.query('RELEASE SAVEPOINT cron_firing');
+        } catch (err) {
+          if (err instanceof LedgerError && err.code === 'DATABASE_UNAVAILABLE') throw err;
+          await client.query('ROLLBACK TO SAVEPOINT cron_firing');
+          const reason = reasonOf(err);
+          failed.push({ cron, reason });
+          await this.recordFailure(cron, now, options.graceMs, reason, client);
         }
-        await this.q('record_cron_firings', [cron.cronId, times, decisions.map((d) => d.outcome), jobIds], client);
-        await this.q('advance_cron', [cron.cronId, next], client);
       }
-      return admitted;
+      return { admitted, failed };
     });
   }
+
+  /** Admits, records and advances one due cron; throws when an admission is refused (the caller rolls back to its savepoint). */
+  private async fireOne(stored: Cron, now: Date, options: FireOptions, client: pg.PoolClient): Promise<Job[]> {
+    const cron = this.opened(stored);
+    const { times, next } = dueTimes(cron, now);
+    const firings: Firing[] = [];
+    const admitted: Job[] = [];
+    for (const d of decideFirings(times, now, options.graceMs, cron.missed)) {
+      if (d.outcome === 'missed') {
+        firings.push({ ...d, jobId: null, reason: null });
+        continue;
+      }
+      const take = await options.charge?.(cron.tenant);
+      if (take && !take.ok) {
+        const reason = `rate_limited: the tenant was over its rate limit (RATE_LIMIT_PER_SECOND); this time was not admitted.`;
+        firings.push({ at: d.at, outcome: 'failed', jobId: null, reason });
+        continue;
+      }
+      const { job } = await this.ledger.admit(
+        {
+          tenant: cron.tenant,
+          graph: cron.graph,
+          input: cron.input,
+          threadId: cron.threadId ?? undefined,
+          idempotencyKey: cronFiringKey(cron.cronId, d.at),
+          metadata: { ...cron.metadata, cronId: cron.cronId, scheduledAt: d.at.toISOString() },
+        },
+        client,
+      );
+      firings.push({ ...d, jobId: job.jobId, reason: null });
+      admitted.push(job);
+    }
+    await this.record(cron.cronId, firings, client);
+    await this.q('advance_cron', [cron.cronId, next], client);
+    return admitted;
+  }
+
+  /**
+   * Records a refused cron's due times as `failed` (missed ones stay `missed`) and advances it. A
+   * schedule that no longer parses (a row written around the API) has no next time: its due
+   * time is recorded as failed and the cron disabled, so it stops being due every pass.
+   */
+  private async recordFailure(cron: Cron, now: Date, graceMs: number, reason: string, client: pg.PoolClient): Promise<void> {
+    let due: { times: Date[]; next: Date };
+    try {
+      due = dueTimes(cron, now);
+    } catch (err) {
+      const why = reasonOf(err);
+      await this.record(cron.cronId, [{ at: cron.nextFireAt, outcome: 'failed', jobId: null, reason: `${why} The cron was disabled.` }], client);
+      await this.q('update_cron', [cron.cronId, null, null, null, null, null, false, null], client);
+      return;
+    }
+    const firings = decideFirings(due.times, now, graceMs, cron.missed).map(
+      (d): Firing => (d.outcome === 'missed' ? { ...d, jobId: null, reason: null } : { at: d.at, outcome: 'failed', jobId: null, reason }),
+    );
+    await this.record(cron.cronId, firings, client);
+    await this.q('advance_cron', [cron.cronId, due.next], client);
+  }
+
+  private async record(cronId: string, firings: readonly Firing[], client: pg.PoolClient): Promise<void> {
+    const values = [cronId, firings.map((f) => f.at), firings.map((f) => f.outcome), firings.map((f) => f.jobId), firings.map((f) => f.reason)];
+    await this.q('record_cron_firings', values, client);
+  }
+}
+
+/** `<created_at µs>_<cron id>`, as list() hands it out. Throws INVALID_REQUEST for anything else. */
+function splitCursor(cursor: string): [string, string] {
+  const match = /^(\d{1,18})_(.+)$/.exec(cursor);
+  if (!match) throw new LedgerError('INVALID_REQUEST', 'cursor must be a nextCursor value from an earlier page.');
+  return [match[1] as string, match[2] as string];
 }

@@ -168,4 +168,7 @@ export const sealContext = {
   streamData: (jobId: string) => `run_stream_events.data:${jobId}`,
   /** A field (config, context, description) of one version of a tenant's stored assistant. */
   assistantVersion: (tenant: string, assistantId: string, version: number, field: string) => `assistant_versions.${field}:${tenant}/${assistantId}/${version}`,
+  /** A cron's input and metadata (each firing's job input and metadata, sealed again under the job). */
+  cronInput: (cronId: string) => `crons.input:${cronId}`,
+  cronMetadata: (cronId: string) => `crons.metadata:${cronId}`,
 };

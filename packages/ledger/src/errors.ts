@@ -7,7 +7,9 @@ export type LedgerErrorCode =
   | 'DATABASE_UNAVAILABLE'
   | 'MIGRATION_FAILED'
   /** A request the ledger refuses as it is (a reserved thread id, a malformed tenant); nothing was written. */
-  | 'INVALID_REQUEST';
+  | 'INVALID_REQUEST'
+  /** A per-tenant cap is reached (crons per tenant); nothing was written. */
+  | 'LIMIT_REACHED';
 
 /** Base of every error the ledger throws; `code` is stable and safe to branch on. */
 export class LedgerError extends Error {

@@ -112,6 +112,14 @@ export const RESEAL_TABLES: readonly ResealTable[] = [
       context: (r: Row) => sealContext.assistantVersion(s(r.tenant), s(r.assistant_id), Number(r.version), name),
     })),
   ),
+  jsonTable(
+    'crons',
+    ['cron_id'],
+    [
+      { name: 'input', context: (r) => sealContext.cronInput(s(r.cron_id)) },
+      { name: 'metadata', context: (r) => sealContext.cronMetadata(s(r.cron_id)) },
+    ],
+  ),
   checkpointTable('checkpoint_blobs', ['thread_id', 'checkpoint_ns', 'channel', 'version'], (r) =>
     checkpointContext.blob(s(r.thread_id), s(r.checkpoint_ns), s(r.channel), s(r.version)),
   ),

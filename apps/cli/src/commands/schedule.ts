@@ -1,10 +1,17 @@
-import { Crons, type NewCron } from '@runledger/ledger/core';
+import { type Cron, Crons, type NewCron } from '@runledger/ledger/core';
 import type { CliContext } from '../context';
 import { table, when } from '../format';
 
 /** `runledger crons`: every cron with its schedule, policy, next time and latest outcome. */
 export async function listCrons(ctx: CliContext, json: boolean): Promise<void> {
-  const crons = await new Crons(ctx.ledger).list();
+  const all = new Crons(ctx.ledger);
+  const crons: Cron[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await all.list(undefined, { cursor });
+    crons.push(...page.crons);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
   if (json) return ctx.print(JSON.stringify(crons, null, 2));
   if (crons.length === 0) return ctx.print('no crons (add one with `runledger cron-add <graph> --schedule "0 3 * * *"`)');
   const rows = crons.map((c) => [

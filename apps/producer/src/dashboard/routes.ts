@@ -92,8 +92,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: RouteDeps): Pr
 
   const crons = new Crons(ledger);
   app.get('/admin/schedules', hide, async (request, reply) => {
-    const [list, limits] = await Promise.all([crons.list(), ledger.graphLimits()]);
-    return sendHtml(reply, schedulesPage({ crons: list, limits, csrf: new Html(csrfField(request)) }));
+    const [page, limits] = await Promise.all([crons.list(), ledger.graphLimits()]);
+    return sendHtml(reply, schedulesPage({ crons: page.crons, more: page.nextCursor !== null, limits, csrf: new Html(csrfField(request)) }));
   });
 
   app.post('/admin/crons/:cronId/:action', hide, async (request, reply) => {

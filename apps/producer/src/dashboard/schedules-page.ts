@@ -3,6 +3,8 @@ import { type Html, html, layout, time } from './html';
 
 export interface SchedulesPageData {
   crons: Cron[];
+  /** More crons exist than `crons` holds (the first page of the list). */
+  more: boolean;
   limits: GraphLimit[];
   /** The CSRF field each form carries. */
   csrf: Html;
@@ -10,7 +12,8 @@ export interface SchedulesPageData {
 
 function cronRow(c: Cron, csrf: Html): Html {
   const action = c.enabled ? 'disable' : 'enable';
-  const last = c.lastOutcome ? html`${c.lastOutcome} (${time(c.lastScheduledAt)})` : '–';
+  const failed = c.lastOutcome === 'failed' ? html`: <strong>${c.lastReason ?? ''}</strong>` : '';
+  const last = c.lastOutcome ? html`${c.lastOutcome} (${time(c.lastScheduledAt)})${failed}` : '–';
   return html`<tr><td><code>${c.cronId}</code></td><td>${c.graph}</td><td><code>${c.schedule}</code> ${c.timezone}</td><td>${c.threadId ?? 'new thread per firing'}</td>
 <td>${c.missed}</td><td>${c.enabled ? 'on' : 'off'}</td><td>${time(c.nextFireAt)}</td><td>${last}</td>
 <td><form method="post" action="/admin/crons/${encodeURIComponent(c.cronId)}/${action}">${csrf}<button type="submit">${action}</button></form></td></tr>`;
@@ -26,7 +29,7 @@ function limitRow(l: GraphLimit): Html {
 export function schedulesPage(data: SchedulesPageData): string {
   const crons = data.crons.length
     ? html`<table><thead><tr><th>cron</th><th>graph</th><th>schedule</th><th>thread</th><th>missed</th><th>enabled</th><th>next</th><th>latest</th><th></th></tr></thead>
-<tbody>${data.crons.map((c) => cronRow(c, data.csrf))}</tbody></table>`
+<tbody>${data.crons.map((c) => cronRow(c, data.csrf))}</tbody></table>${data.more ? html`<p class="muted">The first ${data.crons.length} crons; <code>GET /v1/crons</code> pages through all.</p>` : ''}`
     : html`<p class="muted">No crons. Add one with <code>POST /v1/crons</code> or <code>runledger cron-add</code>.</p>`;
   const limits = data.limits.length
     ? html`<table><thead><tr><th>graph</th><th>runs per interval</th><th>at once</th><th>running now</th><th>held back</th></tr></thead>

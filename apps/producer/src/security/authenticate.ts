@@ -3,7 +3,7 @@ import { accessOf, LOGIN_PATH } from './access';
 import { setRequestSecurity } from './context';
 import { parseCookies } from './cookies';
 import { type Caller, DEFAULT_TENANT, type KeyRing } from './keys';
-import type { RateLimiter, TokenBuckets } from './rate-limit';
+import { type RateLimiter, type TokenBuckets, tenantBucket } from './rate-limit';
 import { type AdminSessions, SESSION_COOKIE } from './session';
 
 export interface AuthDeps {
@@ -78,7 +78,7 @@ export function authenticate(deps: AuthDeps) {
       if (access === 'admin' && !presented && wantsHtml(request)) return reply.redirect(LOGIN_PATH, 303);
       return unauthorized(reply, presented);
     }
-    const take = await Promise.resolve(tenantLimit?.take(caller.admin ? 'admin' : `tenant:${caller.tenant}`)).catch((err: Error) => {
+    const take = await Promise.resolve(tenantLimit?.take(caller.admin ? 'admin' : tenantBucket(caller.tenant))).catch((err: Error) => {
       // A limiter that cannot answer (PostgreSQL down) does not refuse: the route answers for itself.
       request.log.warn({ err: err.message }, 'rate limit not checked');
       return undefined;

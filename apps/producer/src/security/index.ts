@@ -19,7 +19,7 @@ export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './headers';
 export { type Caller, DEFAULT_TENANT, KeyRing, parseApiKeys } from './keys';
 export { parseFormBody } from './login';
 export { type ResolvedSecurity, resolveSecurity, type SecuredAppOptions, type SecurityOptions } from './options';
-export { type SharedTake, TokenBuckets } from './rate-limit';
+export { type SharedTake, sharedBuckets, TokenBuckets, tenantBucket } from './rate-limit';
 export { REDACT_PATHS } from './redaction';
 export type { SessionRevocations } from './session';
 

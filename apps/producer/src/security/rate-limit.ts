@@ -1,6 +1,9 @@
 /** The answer of a rate limiter's take. */
 export type Take = { ok: true } | { ok: false; retryAfterSeconds: number };
 
+/** The bucket a tenant's requests and its crons' firings spend (RATE_LIMIT_PER_SECOND). */
+export const tenantBucket = (tenant: string): string => `tenant:${tenant}`;
+
 /** Token buckets by key: in this process (TokenBuckets) or shared by every producer (sharedBuckets). */
 export interface RateLimiter {
   take(key: string): Take | Promise<Take>;
