@@ -94,7 +94,15 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     ),
   );
   app.addHook('onClose', () => admitter.close());
-  const deps: RouteDeps = { ledger: options.ledger, queue: options.queue, graphs: options.graphs, schema: options.schema, enqueueTimeoutMs, admitter };
+  const deps: RouteDeps = {
+    ledger: options.ledger,
+    queue: options.queue,
+    graphs: options.graphs,
+    graphConfig: options.graphConfig ?? {},
+    schema: options.schema,
+    enqueueTimeoutMs,
+    admitter,
+  };
 
   void app.register(swagger, {
     openapi: {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { InvalidTransitionError, isTerminal, type Job, type LangGraphThread } from '@runledger/ledger';
-import { type GotoTarget, type GraphDefinition, RUN_REQUEST_KEY, type RunRequest, STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
+import { type GotoTarget, type GraphDefinition, RUN_REQUEST_KEY, type RunRequest, runRequestOf, STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
 import type { FastifyRequest } from 'fastify';
 import { deliverWithin } from '../delivery';
 import { ApiError } from '../http-errors';
+import { storedRunConfig } from '../run-config';
 import { scheduledRunAt } from '../schedule';
 import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
 import { cancelRun } from './cancel';
@@ -57,7 +59,11 @@ function streamRequest(body: RunCreate, streaming: boolean): { modes: StreamMode
   return { modes: asked.length ? asked : ['values'], subgraphs: body.stream_subgraphs === true };
 }
 
-/** The run request to store on the job (Command update/goto, breakpoints), its node names checked; undefined when none. */
+/**
+ * The run request to store on the job (Command update/goto, breakpoints, config and context), its
+ * node names checked; undefined when none. Stored assistants' config is not merged in yet: the
+ * built-in assistant of a graph has none beyond LANGGRAPH_CONFIG's.
+ */
 function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate): RunRequest | undefined {
   const c = body.command ?? undefined;
   const goto = c?.goto === undefined ? undefined : ([c.goto].flat() as GotoTarget[]);
@@ -77,8 +83,24 @@ function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate): 
       'invalid_request',
       `Graph "${graph.name}" has no node ${unknown.map((n) => `"${n}"`).join(', ')}; its nodes: ${[...nodes].join(', ')}.`,
     );
-  if (!command && !before && !after) return undefined;
-  return { command, interruptBefore: before, interruptAfter: after };
+  const run = storedRunConfig(d.graphConfig, graph.name, undefined, { config: body.config ?? undefined, context: body.context ?? undefined });
+  if (!command && !before && !after && !run) return undefined;
+  return { command, interruptBefore: before, interruptAfter: after, ...run };
+}
+
+/**
+ * Refuses (422) a `command.resume` whose config or context differs from the interrupted job's:
+ * the resumed run is that job, and it keeps the config it started with at every attempt.
+ */
+async function sameConfigAsStored(d: LangGraphDeps, request: FastifyRequest, jobId: string, asked: RunRequest | undefined): Promise<void> {
+  const stored = runRequestOf((await d.ledger.get(jobId, tenantScope(request))).metadata);
+  const config = (r: RunRequest | undefined) => ({ config: r?.config ?? {}, context: r?.context ?? {} });
+  if (isDeepStrictEqual(config(stored), config(asked))) return;
+  throw new ApiError(
+    422,
+    'invalid_config',
+    'body.config and body.context apply to a new run: command.resume continues the interrupted run with the config it started with (send the same, or none).',
+  );
 }
 
 /**
@@ -117,6 +139,7 @@ export async function createRun(
     if (latest?.status !== 'interrupted')
       throw new ApiError(409, 'invalid_state', `Thread ${thread.threadId} is not interrupted; command.resume continues an interrupted thread.`);
     const streamAfter = await d.streams.lastId(latest.jobId);
+    if (body.config || body.context !== undefined) await sameConfigAsStored(d, request, latest.jobId, run);
     if (body.interrupt_before || body.interrupt_after)
       throw new ApiError(
         422,
