@@ -43,6 +43,7 @@ describe('run config and context', { timeout: 120_000 }, () => {
       input: { sleepMs: 60_000 },
       config: { configurable: { user_id: 'u-42', thread_id: 'not-mine' }, tags: ['team-a'], recursion_limit: 7 },
       context: { model: 'large' },
+      metadata: { source: 'run-metadata' },
     });
     await waitForEvent(s.db.ledger, run.run_id, 'first entered', (e) => e.type === 'node_entered' && e.detail.node === 'first', 60_000);
     first.kill('SIGKILL');
@@ -56,6 +57,7 @@ describe('run config and context', { timeout: 120_000 }, () => {
       tags: ['team-a'],
       recursionLimit: 7,
       context: { model: 'large', team: 'core' },
+      metadataSource: 'run-metadata',
       // The run's own thread, whatever the client put in configurable; Runledger's context is its own.
       threadId: langGraphThreadId('acme', thread.thread_id),
       runledgerIsOurs: true,

@@ -83,7 +83,9 @@ function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate): 
       'invalid_request',
       `Graph "${graph.name}" has no node ${unknown.map((n) => `"${n}"`).join(', ')}; its nodes: ${[...nodes].join(', ')}.`,
     );
-  const run = storedRunConfig(d.graphConfig, graph.name, undefined, { config: body.config ?? undefined, context: body.context ?? undefined });
+  // As on LangGraph's server, the run's metadata is also the graph's config.metadata.
+  const config = body.metadata ? { ...body.config, metadata: { ...(body.config?.metadata as object | undefined), ...body.metadata } } : body.config;
+  const run = storedRunConfig(d.graphConfig, graph.name, undefined, { config: config ?? undefined, context: body.context ?? undefined });
   if (!command && !before && !after && !run) return undefined;
   return { command, interruptBefore: before, interruptAfter: after, ...run };
 }
