@@ -98,6 +98,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     ledger: options.ledger,
     queue: options.queue,
     graphs: options.graphs,
+    graphConfig: options.graphConfig ?? {},
     schema: options.schema,
     enqueueTimeoutMs,
     admitter,

@@ -1,6 +1,6 @@
 import { createPool, Ledger, LedgerError, schemaVersion, takeRateToken } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
-import { findLangGraphConfig, type GraphDefinition, loadGraphs } from '@runledger/runtime';
+import { findLangGraphConfig, type GraphConfigDefaults, type GraphDefinition, loadGraphs, parseGraphConfigDefaults } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { ConfigError, parseConfig } from './config';
@@ -46,6 +46,18 @@ async function checkSchema(ledger: Ledger, schema: string, warn: (message: strin
 }
 
 /**
+ * LANGGRAPH_CONFIG's default config and context per graph, as LangGraph's server reads it. Read
+ * after the graphs load: a langgraph.json may set it in its `env` (which then lands in process.env).
+ */
+function graphDefaults(text: string | undefined): GraphConfigDefaults {
+  try {
+    return parseGraphConfigDefaults(text);
+  } catch (err) {
+    throw new ConfigError(`Invalid producer environment:\n  ${(err as Error).message}`);
+  }
+}
+
+/**
  * The producer (what `runledger producer` and `npm run producer` run): admission API, dashboard
  * and Bull Board on a pool and a queue it opens. Throws ConfigError naming a bad setting, a graph
  * entry that cannot be loaded, or a schema that needs migrating.
@@ -72,6 +84,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     throw new ConfigError(`[runledger producer] ${err.message}`);
   });
   const graphs = loaded;
+  const graphConfig = graphDefaults(env.LANGGRAPH_CONFIG ?? process.env.LANGGRAPH_CONFIG);
   const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20 });
   const ledger = new Ledger(pool, { crypto: secured.crypto });
   const queue = openQueue({
@@ -96,6 +109,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     ledger,
     queue,
     graphs,
+    graphConfig,
     schema: config.DB_SCHEMA,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     maxBacklog: config.MAX_BACKLOG,

@@ -1,6 +1,6 @@
 import type { Ledger } from '@runledger/ledger';
 import type { DeliveryData } from '@runledger/queue';
-import type { GraphRegistry } from '@runledger/runtime';
+import type { GraphConfigDefaults, GraphRegistry } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { FastifyServerOptions } from 'fastify';
 import type { Admitter } from './admitter';
@@ -12,6 +12,8 @@ export interface AppOptions {
   queue: Queue<DeliveryData>;
   /** Graphs admissions may name (loadGraphs from @runledger/runtime). */
   graphs: GraphRegistry;
+  /** Each graph's default run config and context (LANGGRAPH_CONFIG, parseGraphConfigDefaults); a run's own win. Default none. */
+  graphConfig?: GraphConfigDefaults;
   /** Ledger schema; the thread-state route reads LangGraph's checkpoint tables there. */
   schema: string;
   /** Largest accepted request body. Default 1 MiB. */
@@ -53,4 +55,4 @@ export interface CronLimits {
 export const DEFAULT_CRON_LIMITS: CronLimits = { maxPerTenant: 100, minIntervalMs: 60_000 };
 
 /** AppOptions with defaults applied, as the routes see them. */
-export type RouteDeps = Required<Pick<AppOptions, 'ledger' | 'queue' | 'graphs' | 'schema' | 'enqueueTimeoutMs' | 'cronLimits'>> & { admitter: Admitter };
+export type RouteDeps = Required<Pick<AppOptions, 'ledger' | 'queue' | 'graphs' | 'graphConfig' | 'schema' | 'enqueueTimeoutMs' | 'cronLimits'>> & { admitter: Admitter };

@@ -30,6 +30,13 @@ export const SubmitBody = z
     idempotencyKey: id('idempotencyKey').optional().describe('Same key and request → the same job (or send the Idempotency-Key header)'),
     multitask: z.enum(['enqueue', 'reject']).optional().describe('With a busy thread: wait behind its jobs (default) or answer 409 thread_busy'),
     metadata: z.record(z.string(), json).optional(),
+    config: z
+      .record(z.string(), json)
+      .optional()
+      .describe(
+        "The graph's LangGraph config: { configurable, tags, metadata, recursion_limit } (recursion_limit default 25), over the graph's LANGGRAPH_CONFIG entry; every attempt gets the same. 422 invalid_config for a key Runledger cannot honour",
+      ),
+    context: json.optional().describe("LangGraph's Runtime.context (checked by the graph's contextSchema), over the graph's LANGGRAPH_CONFIG entry"),
     maxAttempts: z.number().int().min(1).max(100).optional().describe('Default 3'),
     timeoutMs: z.number().int().min(1).max(86_400_000).optional(),
     runAt: z.iso

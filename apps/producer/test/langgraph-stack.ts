@@ -32,17 +32,17 @@ export interface LangGraphStack {
   close(failed?: boolean): Promise<void>;
 }
 
-/** `app`: more options for the producer app (e.g. corsOrigins, or the graphs it serves). */
+/** `app`: more options for the producer app (e.g. corsOrigins, graphs: then start the workers with the same). */
 export async function startLangGraphStack(name: string, app: Partial<Parameters<typeof buildApp>[0]> = {}): Promise<LangGraphStack> {
   const db = await testDb(name);
   const backend = inject('redisUrl') ? 'redis' : 'postgres';
   const q = queueConfigFor(backend, db.url, db.schema, inject('redisUrl'));
   const queue = openQueue(q);
   const producer = buildApp({
+    graphs: await loadGraphs(),
     ...app,
     ledger: db.ledger,
     queue,
-    graphs: app.graphs ?? (await loadGraphs()),
     schema: db.schema,
     security: {
       apiKeys: [

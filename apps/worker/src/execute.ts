@@ -1,10 +1,10 @@
 import { INTERRUPT, RunControl, type StateSnapshot } from '@langchain/langgraph';
 import { type ClaimResult, FencedPostgresSaver, isConnectionError, type Job, type Ledger, LedgerStore, langGraphThreadId } from '@runledger/ledger';
 import { type DeliveryData, deliver, handOffThread } from '@runledger/queue';
-import { breakpointsOf, commandOf, type GraphRegistry, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
+import { breakpointsOf, commandOf, type GraphRegistry, invokeOptionsOf, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
-import { backoffMs, classify, describeError, findCause, RunAbort } from './outcome';
+import { backoffMs, classify, describeError, deterministicFailure, errorLogFields, findCause, RunAbort } from './outcome';
 import { attemptsExhausted, type Decision, decide, pendingInterrupts } from './recovery';
 import { runGraph } from './stream-run';
 
@@ -41,6 +41,9 @@ export type DeliveryOutcome =
       /** The job ended while other jobs of its thread are unfinished: deliver the next one. */
       handOff?: boolean;
     };
+
+/** Added to a GraphRecursionError's message: LangGraph names the invoke option, an API client sets the config key. */
+const RECURSION_HINT = "Over the API: config.recursion_limit of the run or of its assistant (LangGraph's default is 25).";
 
 /** Claims a thread_busy refusal may retry at once, when the thread turned out free meanwhile. */
 const CLAIM_ROUNDS = 3;
@@ -206,17 +209,20 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   const ctx: RunContext = { jobId, threadId: job.threadId, fencingToken: token, attempt: job.attempt, ledger, signal };
   // outputKeys: invoke returns the same channels getState reads as `values` (settle uses them).
   const outputKeys = stateKeys(graph);
+  // The run's stored config, context and breakpoints, the same at every attempt (and resume).
+  const run = runRequestOf(job.metadata);
+  const asked = invokeOptionsOf(run);
   const config = {
-    configurable: { ...threadOf(job).configurable, runledger: ctx },
+    ...asked,
+    // Last, so no stored key can replace the job's thread or Runledger's run context.
+    configurable: { ...asked.configurable, ...threadOf(job).configurable, runledger: ctx },
     // The tenant's long-term memory (`getStore()`), fenced like the checkpoints; it takes the place of a store the graph was compiled with.
     store: new LedgerStore(ledger.pool, { tenant: job.tenant, fence: { jobId, fencingToken: token } }),
     signal,
     control,
     durability: 'sync',
-    recursionLimit: 10_000,
     outputKeys,
-    // A LangGraph API run's static breakpoints, at every attempt of it (and its resumes).
-    ...breakpointsOf(runRequestOf(job.metadata)),
+    ...breakpointsOf(run),
   };
   const readEffects = !job.firstCheckpointAt && claimed.mayHavePendingEffects;
   const decision = decide(job, readEffects ? await ledger.pendingEffects(jobId) : [], state);
@@ -348,7 +354,14 @@ async function handleFailure(
           return { outcome: 'lease_lost', decision: d.action };
         }
         const node = await failedNode(graph, job);
-        return await failAttempt(deps, job, { ...failure.error, node, attempt: job.attempt }, log, d.action);
+        const error: Record<string, unknown> = { ...failure.error, node, attempt: job.attempt };
+        const deterministic = deterministicFailure(err, node);
+        if (!deterministic) return await failAttempt(deps, job, error, log, d.action);
+        // Another attempt would fail the same way: the job fails now, its attempts unspent.
+        log('warn', 'attempt failed with an error no retry can fix; the job fails', { ...errorLogFields(error), deterministic });
+        const message = deterministic === 'recursion_limit' ? `${String(error.message).split('\n')[0]} ${RECURSION_HINT}` : error.message;
+        const end = await ledger.fail(jobId, token, { ...error, message, deterministic });
+        return { outcome: 'failed', decision: d.action, handOff: end.otherJobsOnThread };
       }
     }
   } catch (inner) {
@@ -374,7 +387,7 @@ async function failAttempt(
   const delay = backoffMs(job.attempt);
   await ledger.retryLater(jobId, token, error, delay);
   await redeliver(deps, jobId, delay);
-  log('warn', `attempt failed; retrying in ${delay} ms`, { error: error.message });
+  log('warn', `attempt failed; retrying in ${delay} ms`, errorLogFields(error));
   return { outcome: 'retry', decision };
 }
 

@@ -1,3 +1,4 @@
+import { getRetryable } from '@langchain/core/errors';
 import { isGraphDrained } from '@langchain/langgraph';
 import { LeaseLostError } from '@runledger/ledger';
 
@@ -51,6 +52,30 @@ export function classify(err: unknown, signal: AbortSignal): Failure {
 export function findCause(err: unknown, match: (e: unknown) => boolean): unknown {
   for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) if (match(e)) return e;
   return undefined;
+}
+
+/**
+ * Why an error fails the same way at every attempt, or undefined when another attempt may
+ * succeed. Such an error fails the job at once: the recursion limit (the same input loops the
+ * same steps), a message LangChain cannot coerce, the graph's input or context schema refusing
+ * the run's values (a zod error raised outside the nodes: `node` null), or an error its thrower
+ * marked not retryable (LangChain's `stampRetryable(err, false)`).
+ */
+export function deterministicFailure(err: unknown, node: string | null): string | undefined {
+  const e = err as { name?: string; lc_error_code?: string } | undefined;
+  if (e?.name === 'GraphRecursionError' || e?.lc_error_code === 'GRAPH_RECURSION_LIMIT') return 'recursion_limit';
+  if (e?.lc_error_code === 'MESSAGE_COERCION_FAILURE') return 'invalid_message';
+  if (node === null && (e?.name === 'ZodError' || e?.name === '$ZodError')) return 'invalid_input';
+  if (getRetryable(err) === false) return 'not_retryable';
+  return undefined;
+}
+
+/**
+ * What a log line says of a graph's error: its name, code and node, never its message (LangChain
+ * errors quote the value they refused: a message's content, a tool's arguments).
+ */
+export function errorLogFields(error: Record<string, unknown>): Record<string, unknown> {
+  return { errorName: error.name, errorCode: error.code, node: error.node ?? undefined };
 }
 
 /** Retry delay after a failed attempt: exponential from 500 ms, capped at 30 s. */

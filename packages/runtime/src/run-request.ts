@@ -1,10 +1,12 @@
 import { Command, Send } from '@langchain/langgraph';
+import type { RunConfig } from './run-config';
 
 /**
- * What a LangGraph API run asks of its graph beside its input: a `Command` to start with
- * (`update`, `goto`) and static breakpoints (`interrupt_before`, `interrupt_after`). Stored in the
- * job's metadata at admission (under RUN_REQUEST_KEY, like the stream request) and read back by
- * the worker at every attempt, so a recovered attempt runs with the same breakpoints.
+ * What a run asks of its graph beside its input: a `Command` to start with (`update`, `goto`),
+ * static breakpoints (`interrupt_before`, `interrupt_after`), and its merged config and context
+ * (mergeRunConfig). Stored in the job's metadata at admission (under RUN_REQUEST_KEY, like the
+ * stream request; sealed with it) and read back by the worker at every attempt, so a recovered
+ * or resumed attempt runs with the same breakpoints and config.
  */
 export const RUN_REQUEST_KEY = 'runledger_run';
 
@@ -22,6 +24,10 @@ export interface RunRequest {
   /** Node names, or `*` for every node. */
   interruptBefore?: string[] | '*';
   interruptAfter?: string[] | '*';
+  /** The run's config (LANGGRAPH_CONFIG < assistant < run), as stored at admission. */
+  config?: RunConfig;
+  /** The run's LangGraph v1 context, merged the same way. */
+  context?: unknown;
 }
 
 const breakpoints = (v: unknown): string[] | '*' | undefined =>
@@ -36,6 +42,8 @@ export function runRequestOf(metadata: Record<string, unknown> | null | undefine
     command: command && typeof command === 'object' ? command : undefined,
     interruptBefore: breakpoints(raw.interruptBefore),
     interruptAfter: breakpoints(raw.interruptAfter),
+    config: raw.config && typeof raw.config === 'object' ? (raw.config as RunConfig) : undefined,
+    context: raw.context ?? undefined,
   };
 }
 

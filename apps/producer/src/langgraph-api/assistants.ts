@@ -1,7 +1,7 @@
 import { v5 as uuid5 } from '@langchain/core/utils/uuid';
 import { MemorySaver } from '@langchain/langgraph';
 import type { BuiltInAssistant, StoredAssistant, StoredAssistants } from '@runledger/ledger';
-import type { GraphDefinition, GraphRegistry } from '@runledger/runtime';
+import type { GraphConfigDefaults, GraphDefinition, GraphRegistry } from '@runledger/runtime';
 import { ApiError } from '../http-errors';
 
 /** The namespace LangGraph Platform derives a graph's default assistant id from (uuid5 of the graph id). */
@@ -32,10 +32,12 @@ export interface RunAssistant {
 /** An assistant as the routes see it: a stored one, or a graph's default one (`builtIn`, read-only). */
 export type Assistant = StoredAssistant & { builtIn: boolean };
 
-/** The default assistant of a graph, in the stored assistants' shape. */
-function builtInOf(g: GraphDefinition): Assistant {
+/** The default assistant of a graph, in the stored assistants' shape: its config and context are LANGGRAPH_CONFIG's entry of the graph, as on LangGraph's server. */
+function builtInOf(g: GraphDefinition, defaults: GraphConfigDefaults): Assistant {
   const at = CREATED_AT;
-  const base = { config: {}, context: {}, version: 1, lastVersion: 1, createdAt: at, updatedAt: at, builtIn: true };
+  const layer = Object.hasOwn(defaults, g.name) ? defaults[g.name] : undefined;
+  const context = (layer?.context ?? {}) as Record<string, unknown>;
+  const base = { config: (layer?.config ?? {}) as Record<string, unknown>, context, version: 1, lastVersion: 1, createdAt: at, updatedAt: at, builtIn: true };
   return { ...base, assistantId: assistantIdOf(g.name), graphId: g.name, name: g.name, description: g.description ?? null, metadata: { created_by: 'system' } };
 }
 
@@ -47,6 +49,7 @@ export class Assistants {
   constructor(
     private readonly graphs: GraphRegistry,
     readonly store: StoredAssistants,
+    private readonly defaults: GraphConfigDefaults = {},
   ) {
     for (const g of graphs.values()) this.byId.set(assistantIdOf(g.name), g);
   }
@@ -73,7 +76,7 @@ export class Assistants {
   /** The tenant's assistant of that id (a default one also by graph id); undefined when none. */
   async lookup(tenant: string, id: string): Promise<Assistant | undefined> {
     const graph = this.find(id);
-    if (graph) return builtInOf(graph);
+    if (graph) return builtInOf(graph, this.defaults);
     const stored = await this.store.get(tenant, id);
     return stored && { ...stored, builtIn: false };
   }
@@ -102,7 +105,7 @@ export class Assistants {
 
   /** The default assistants, for search and count beside the stored ones. */
   builtIns(): BuiltInAssistant[] {
-    return [...this.graphs.values()].map(builtInOf);
+    return [...this.graphs.values()].map((g) => builtInOf(g, this.defaults));
   }
 
   /** The node names of a graph (compiled once, on an in-memory saver); empty when it exposes none. */

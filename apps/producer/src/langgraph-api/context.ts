@@ -15,7 +15,7 @@ export function langGraphDeps(deps: RouteDeps): LangGraphDeps {
   const options = { crypto: deps.ledger.payloadCodec };
   return {
     ...deps,
-    assistants: new Assistants(deps.graphs, new StoredAssistants(deps.ledger.pool, options)),
+    assistants: new Assistants(deps.graphs, new StoredAssistants(deps.ledger.pool, options), deps.graphConfig),
     threads: new LangGraphThreads(deps.ledger.pool, options),
     streams: new RunStreamLog(deps.ledger.pool, options),
     states: new ThreadStateReader(deps.ledger, deps.schema),

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { InvalidTransitionError, isTerminal, type Job, type LangGraphThread } from '@runledger/ledger';
-import { type GotoTarget, type GraphDefinition, RUN_REQUEST_KEY, type RunRequest, STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
+import { type GotoTarget, type GraphDefinition, RUN_REQUEST_KEY, type RunRequest, runRequestOf, STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
 import type { FastifyRequest } from 'fastify';
 import { deliverWithin } from '../delivery';
 import { ApiError } from '../http-errors';
+import { storedRunConfig } from '../run-config';
 import { scheduledRunAt } from '../schedule';
 import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
-import { ASSISTANT_KEY } from './assistants';
+import { ASSISTANT_KEY, type RunAssistant } from './assistants';
 import { cancelRun } from './cancel';
 import type { LangGraphDeps } from './context';
 import { type RunCreate, UNSUPPORTED_RUN_FIELDS } from './schemas';
@@ -58,8 +60,12 @@ function streamRequest(body: RunCreate, streaming: boolean): { modes: StreamMode
   return { modes: asked.length ? asked : ['values'], subgraphs: body.stream_subgraphs === true };
 }
 
-/** The run request to store on the job (Command update/goto, breakpoints), its node names checked; undefined when none. */
-function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate): RunRequest | undefined {
+/**
+ * The run request to store on the job (Command update/goto, breakpoints, config and context), its
+ * node names checked; undefined when none. Config and context: LANGGRAPH_CONFIG's < the
+ * assistant's (the version the run is pinned to) < the run's.
+ */
+function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate, assistant: RunAssistant): RunRequest | undefined {
   const c = body.command ?? undefined;
   const goto = c?.goto === undefined ? undefined : ([c.goto].flat() as GotoTarget[]);
   const command = c && (c.update !== undefined || goto?.length) ? { update: c.update, goto } : undefined;
@@ -78,8 +84,27 @@ function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate): 
       'invalid_request',
       `Graph "${graph.name}" has no node ${unknown.map((n) => `"${n}"`).join(', ')}; its nodes: ${[...nodes].join(', ')}.`,
     );
-  if (!command && !before && !after) return undefined;
-  return { command, interruptBefore: before, interruptAfter: after };
+  // As on LangGraph's server, the run's metadata is also the graph's config.metadata.
+  const config = body.metadata ? { ...body.config, metadata: { ...(body.config?.metadata as object | undefined), ...body.metadata } } : body.config;
+  const layer = { config: assistant.config, context: Object.keys(assistant.context).length ? assistant.context : undefined };
+  const run = storedRunConfig(d.graphConfig, graph.name, layer, { config: config ?? undefined, context: body.context ?? undefined });
+  if (!command && !before && !after && !run) return undefined;
+  return { command, interruptBefore: before, interruptAfter: after, ...run };
+}
+
+/**
+ * Refuses (422) a `command.resume` whose config or context differs from the interrupted job's:
+ * the resumed run is that job, and it keeps the config it started with at every attempt.
+ */
+async function sameConfigAsStored(d: LangGraphDeps, request: FastifyRequest, jobId: string, asked: RunRequest | undefined): Promise<void> {
+  const stored = runRequestOf((await d.ledger.get(jobId, tenantScope(request))).metadata);
+  const config = (r: RunRequest | undefined) => ({ config: r?.config ?? {}, context: r?.context ?? {} });
+  if (isDeepStrictEqual(config(stored), config(asked))) return;
+  throw new ApiError(
+    422,
+    'invalid_config',
+    'body.config and body.context apply to a new run: command.resume continues the interrupted run with the config it started with (send the same, or none).',
+  );
 }
 
 /**
@@ -104,7 +129,7 @@ export async function createRun(
   if (command && body.input !== undefined && body.input !== null)
     throw new ApiError(422, 'invalid_request', 'Send either input or command, not both: a command run starts from the thread state.');
   if (resuming && body.after_seconds) throw new ApiError(422, 'invalid_request', 'after_seconds applies to a new run, not to command.resume.');
-  const run = runRequest(d, graph, body);
+  const run = runRequest(d, graph, body, assistant);
   // A command run starts from the thread's state, not from an input.
   if (!command) {
     const problem = graph.validateInput?.(body.input ?? null);
@@ -120,6 +145,7 @@ export async function createRun(
     if (latest?.status !== 'interrupted')
       throw new ApiError(409, 'invalid_state', `Thread ${thread.threadId} is not interrupted; command.resume continues an interrupted thread.`);
     const streamAfter = await d.streams.lastId(latest.jobId);
+    if (body.config || body.context !== undefined) await sameConfigAsStored(d, request, latest.jobId, run);
     if (body.interrupt_before || body.interrupt_after)
       throw new ApiError(
         422,

@@ -9,7 +9,7 @@ import { interruptsOf } from './thread-state';
 /** The LangGraph API's Run object of a job (run id = job id). */
 export function runView(job: Job) {
   const { [STREAM_REQUEST_KEY]: stream, [RUN_REQUEST_KEY]: run, [ASSISTANT_KEY]: assistant, ...metadata } = job.metadata ?? {};
-  const asked = (run ?? {}) as { command?: unknown; interruptBefore?: unknown; interruptAfter?: unknown };
+  const asked = (run ?? {}) as { command?: unknown; interruptBefore?: unknown; interruptAfter?: unknown; config?: unknown; context?: unknown };
   return {
     run_id: job.jobId,
     thread_id: job.threadId,
@@ -21,6 +21,8 @@ export function runView(job: Job) {
       command: asked.command ?? null,
       interrupt_before: asked.interruptBefore ?? null,
       interrupt_after: asked.interruptAfter ?? null,
+      config: asked.config ?? {},
+      context: asked.context ?? {},
     },
     multitask_strategy: null,
     attempt: job.attempt,

@@ -125,6 +125,9 @@ export const RunCreate = z.looseObject({
   stream_mode: z.union([StreamMode, z.array(StreamMode).max(STREAM_MODES.length)]).optional(),
   stream_subgraphs: z.boolean().optional(),
   metadata: metadata.optional(),
+  /** The graph's config (configurable, tags, metadata, recursion_limit) and LangGraph v1 context: stored with the job (runConfigProblem says what is refused). */
+  config: z.record(z.string(), z.unknown()).nullable().optional(),
+  context: z.unknown().optional(),
   multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
   if_not_exists: z.enum(['create', 'reject']).optional(),
   on_disconnect: z.enum(['cancel', 'continue']).optional(),

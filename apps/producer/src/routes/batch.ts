@@ -13,7 +13,7 @@ const refused = (err: ApiError): ItemAnswer => ({ status: err.statusCode, body: 
 
 /** POST /v1/jobs/batch: many admissions in one request, one answer each. */
 export async function batchRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
-  const { graphs, admitter } = deps;
+  const { admitter } = deps;
 
   app.post(
     '/v1/jobs/batch',
@@ -38,7 +38,7 @@ export async function batchRoutes(app: FastifyInstance, deps: RouteDeps): Promis
         const parsed = SubmitBody.safeParse(item);
         try {
           if (!parsed.success) throw new ApiError(400, 'invalid_request', describeZodIssues(`body.jobs.${i}`, parsed.error.issues));
-          admissions.push(admissionRequest(request, graphs, parsed.data, parsed.data.idempotencyKey));
+          admissions.push(admissionRequest(request, deps, parsed.data, parsed.data.idempotencyKey));
           positions.push(i);
           answers.push(undefined);
         } catch (err) {

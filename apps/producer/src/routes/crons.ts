@@ -47,7 +47,7 @@ export async function cronRoutes(app: FastifyInstance, deps: RouteDeps): Promise
 
   /** The admission checks of POST /v1/jobs, for the admission every firing of the cron makes. */
   const checkFiring = (request: FastifyRequest, firing: Pick<SubmitBody, 'graph' | 'input' | 'threadId' | 'metadata'>) =>
-    admissionRequest(request, deps.graphs, firing, undefined);
+    admissionRequest(request, deps, firing, undefined);
 
   const checkInterval = (schedule: string, timezone: string) => {
     const shortest = shortestCronInterval(schedule, timezone, new Date());

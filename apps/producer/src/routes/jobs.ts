@@ -12,7 +12,7 @@ const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody,
 
 /** POST /v1/jobs (admission) and the read routes of jobs. */
 export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
-  const { ledger, graphs, admitter } = deps;
+  const { ledger, admitter } = deps;
 
   app.post(
     '/v1/jobs',
@@ -33,7 +33,7 @@ export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<
       if (body.idempotencyKey && headerKey && body.idempotencyKey !== headerKey) {
         throw new ApiError(400, 'invalid_request', 'body.idempotencyKey and the Idempotency-Key header differ; send one of them.');
       }
-      const admission = admissionRequest(request, graphs, body, body.idempotencyKey ?? headerKey);
+      const admission = admissionRequest(request, deps, body, body.idempotencyKey ?? headerKey);
       const { job, created, enqueued } = await admitter.admit(admission, request.log);
       return reply.code(created ? 202 : 200).send(admissionView(job, enqueued));
     },

@@ -41,10 +41,14 @@ export const echoGraph: GraphDefinition = {
   description: 'Runs `steps` (default 2) sequential steps, each sleeping `sleepMs`; fails the first `failTimes` attempts.',
   validateInput: (input) => describeIssues('echo', EchoInput.safeParse(input ?? {})),
   build(checkpointer) {
-    return new StateGraph(State)
-      .addNode('step', step)
-      .addEdge(START, 'step')
-      .addConditionalEdges('step', (s) => (s.done >= (s.steps ?? 2) ? END : 'step'))
-      .compile({ checkpointer });
+    return (
+      new StateGraph(State)
+        .addNode('step', step)
+        .addEdge(START, 'step')
+        .addConditionalEdges('step', (s) => (s.done >= (s.steps ?? 2) ? END : 'step'))
+        .compile({ checkpointer })
+        // One superstep per step: up to 1,000 (EchoInput), beyond LangGraph's default limit of 25.
+        .withConfig({ recursionLimit: 1_001 })
+    );
   },
 };
