@@ -76,6 +76,27 @@ describe('run config and context', { timeout: 120_000 }, () => {
     });
   });
 
+  it("a stored assistant's config and context sit between LANGGRAPH_CONFIG's and the run's; its default assistant shows LANGGRAPH_CONFIG's", async () => {
+    s.worker('cfg-assistant', { RUNLEDGER_GRAPHS: fixture });
+    const client = s.client();
+    const [system] = await client.assistants.search({ graphId: 'configured', metadata: { created_by: 'system' } });
+    expect(system?.config).toMatchObject({ configurable: { model_name: 'default-model' } });
+    const assistant = await client.assistants.create({
+      graphId: 'configured',
+      config: { configurable: { model_name: 'assistant-model', user_id: 'assistant-user' }, tags: ['assistant'] },
+      context: { model: 'small' },
+    });
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, assistant.assistant_id, { input: {}, config: { configurable: { user_id: 'run-user' } } });
+    const state = await client.threads.getState<{ seen: Array<Record<string, unknown>> }>(thread.thread_id);
+    expect(state.values.seen.at(-1)).toMatchObject({
+      userId: 'run-user',
+      modelName: 'assistant-model',
+      tags: ['assistant'],
+      context: { model: 'small', team: 'core' },
+    });
+  });
+
   it('POST /v1/jobs takes config and context; the defaults apply without them', async () => {
     s.worker('cfg-v1', { RUNLEDGER_GRAPHS: fixture });
     const post = (body: Record<string, unknown>) =>

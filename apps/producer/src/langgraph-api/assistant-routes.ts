@@ -96,7 +96,9 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
     reply.header('X-Pagination-Total', String(total));
     if (offset + assistants.length < total) reply.header('X-Pagination-Next', String(offset + assistants.length));
     const select = q.select;
-    return assistants.map((a) => {
+    return assistants.map((found) => {
+      // A default assistant's config and context are LANGGRAPH_CONFIG's, which the search does not carry.
+      const a = d.assistants.builtIn(found.assistantId) ?? found;
       const view = assistantView(a);
       return select ? Object.fromEntries(Object.entries(view).filter(([k]) => (select as string[]).includes(k))) : view;
     });

@@ -75,8 +75,8 @@ export class Assistants {
 
   /** The tenant's assistant of that id (a default one also by graph id); undefined when none. */
   async lookup(tenant: string, id: string): Promise<Assistant | undefined> {
-    const graph = this.find(id);
-    if (graph) return builtInOf(graph, this.defaults);
+    const builtIn = this.builtIn(id);
+    if (builtIn) return builtIn;
     const stored = await this.store.get(tenant, id);
     return stored && { ...stored, builtIn: false };
   }
@@ -101,6 +101,12 @@ export class Assistants {
   async forRun(tenant: string, id: string): Promise<{ assistant: RunAssistant; graph: GraphDefinition }> {
     const { assistant: a, graph } = await this.withGraph(tenant, id);
     return { graph, assistant: { assistantId: a.assistantId, version: a.version, graphId: a.graphId, config: a.config, context: a.context } };
+  }
+
+  /** The default assistant of that id (or graph id); undefined for any other id. */
+  builtIn(id: string): Assistant | undefined {
+    const graph = this.find(id);
+    return graph && builtInOf(graph, this.defaults);
   }
 
   /** The default assistants, for search and count beside the stored ones. */
