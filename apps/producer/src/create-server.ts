@@ -68,6 +68,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     notice: () => {},
     buildId: config.RUNLEDGER_BUILD_ID,
     extra: options.graphs,
+    builtIns: config.RUNLEDGER_BUILTIN_GRAPHS,
   }).catch((err: Error) => {
     throw new ConfigError(`[runledger producer] ${err.message}`);
   });

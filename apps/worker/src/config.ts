@@ -24,6 +24,8 @@ export const WorkerEnv = z
     WORKER_CONCURRENCY: int(16),
     RUNLEDGER_WORKER_ID: z.string().min(1).default(`${hostname()}-${process.pid}`),
     RUNLEDGER_GRAPHS: z.string().optional(),
+    /** Serve the built-in demo graphs beside a langgraph.json or RUNLEDGER_GRAPHS (`1`/`0`). Default: only when neither is set. */
+    RUNLEDGER_BUILTIN_GRAPHS: z.stringbool().optional(),
     /** A LangGraph CLI config (langgraph.json) whose graphs this worker serves; default ./langgraph.json when present. */
     RUNLEDGER_CONFIG: z.string().optional(),
     /** The version of every graph that declares none. Default the version in ./package.json. */

@@ -97,6 +97,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
       notice: (message) => log('warn', message),
       buildId: env.RUNLEDGER_BUILD_ID,
       extra: options.graphs,
+      builtIns: env.RUNLEDGER_BUILTIN_GRAPHS,
     });
     graphs = poolGraphs(graphs, pool);
   } catch (err) {
