@@ -1,6 +1,6 @@
 import { createPool, Ledger, LedgerError, schemaVersion } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
-import { findLangGraphConfig, type GraphDefinition, loadGraphs } from '@runledger/runtime';
+import { findLangGraphConfig, type GraphDefinition, loadGraphs, registerPlatformLogger } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { ConfigError, parseConfig } from './config';
@@ -107,6 +107,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     security: secured.security,
   });
   const log = app.log;
+  // Graph code's `getLogger()` lines (its module may hold the logger since its import) go to this log.
+  registerPlatformLogger((level, msg, fields) => log[level](fields, msg));
 
   // Loud on purpose: stderr even when LOG_LEVEL hides warnings.
   if (secured.open) console.error('\n*** RUNLEDGER PRODUCER: AUTHENTICATION IS OFF (set RUNLEDGER_API_KEYS and RUNLEDGER_ADMIN_KEY) ***\n');

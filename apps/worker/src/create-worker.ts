@@ -1,5 +1,5 @@
 import { AesGcmPayloadCodec, connectionStringPassword, createPool, createRedactor, Ledger, parseEncryptionKeys } from '@runledger/ledger';
-import { findLangGraphConfig, type GraphDefinition, type GraphRegistry, loadGraphs } from '@runledger/runtime';
+import { findLangGraphConfig, type GraphDefinition, type GraphRegistry, loadGraphs, registerPlatformLogger } from '@runledger/runtime';
 import { parseWorkerEnv, type WorkerEnv } from './config';
 import { createLogger } from './log';
 import { type PoolSpec, parsePool, poolGraphs } from './pool';
@@ -87,6 +87,8 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
   const writeLog = createLogger({ service: 'worker', workerId: env.RUNLEDGER_WORKER_ID }, env.LOG_LEVEL);
   const log: typeof writeLog = (level, msg, fields) => writeLog(level, redactor.text(msg), redactor.value(fields ?? {}) as Record<string, unknown>);
 
+  // Before the graphs load: a graph written for LangGraph Platform takes `getLogger()` at import time.
+  registerPlatformLogger(log);
   let graphs: GraphRegistry;
   let pool: PoolSpec | undefined;
   try {

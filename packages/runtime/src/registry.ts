@@ -9,6 +9,7 @@ import { chatGraph } from './graphs/chat';
 import { echoGraph } from './graphs/echo';
 import { vacationGraph } from './graphs/vacation';
 import { applyProjectEnv, type GraphEntry, oneLine, readLangGraphConfig } from './langgraph-config';
+import { ensurePlatformLogger } from './platform-logger';
 
 /** The calls Runledger makes on a compiled graph (`stream` for runs a LangGraph API client streams). */
 export interface RunnableGraph {
@@ -76,6 +77,8 @@ export interface LoadGraphsOptions {
  */
 export async function loadGraphs(options: LoadGraphsOptions | string = {}): Promise<GraphRegistry> {
   const o = typeof options === 'string' ? { modulePath: options } : options;
+  // Graphs written for LangGraph Platform take its global logger at import time.
+  ensurePlatformLogger();
   const sources: Array<[source: string, graphs: readonly GraphDefinition[]]> = [];
   if (o.configPath) {
     const notice = o.notice ?? ((m: string) => console.error(`runledger: ${m}`));
