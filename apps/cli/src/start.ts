@@ -1,7 +1,8 @@
 // `npm start` / `runledger dev`: the zero-setup stack. Embedded PostgreSQL when DATABASE_URL is unset (data in
 // RUNLEDGER_HOME/pg, default .runledger/pg), BullMQ on Redis when REDIS_URL is set and on
 // PostgreSQL otherwise, the producer and two workers as supervised child processes, and a demo
-// `vacation` job shown live. Ctrl-C / SIGTERM stop everything in order; a second Ctrl-C kills.
+// `vacation` job shown live. Ctrl-C / SIGTERM stop everything in order, and so does the end of the
+// npm that launched it (launcher-watch.ts); a second Ctrl-C kills.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, isConnectionError, migrate } from '@runledger/ledger/core';
@@ -9,6 +10,7 @@ import { findLangGraphConfig, type LangGraphProject, readLangGraphConfig } from 
 import { z } from 'zod';
 import { runDemo } from './demo';
 import { createPaint, wantsColor } from './format';
+import { launcherChain, watchLauncher } from './launcher-watch';
 import { LocalStack } from './local-stack';
 import { canListen, waitForOk } from './ports';
 import { redactUrl } from './redact';
@@ -110,6 +112,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(130);
   });
 }
+// A process manager or an IDE signals npm alone, which then exits: stop as on a Ctrl-C. Whoever read
+// our output may be gone too, and a failed write must not end this process before its children.
+process.stdout.on('error', () => {});
+watchLauncher(launcherChain(process.env.npm_execpath), (pid) => {
+  out(`\nThe process that started ${command} (pid ${pid}) is gone.`);
+  void shutdown(0);
+});
 
 const step = (name: string, detail: string) => out(`  ${paint.green('✓')} ${name.padEnd(10)} ${detail}`);
 const apiUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST}:${env.PORT}`;
