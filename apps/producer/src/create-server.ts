@@ -1,4 +1,4 @@
-import { createPool, Ledger, LedgerError, schemaVersion } from '@runledger/ledger';
+import { createPool, Ledger, LedgerError, requireMigrated } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
 import { findLangGraphConfig, type GraphDefinition, loadGraphs, registerPlatformLogger } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
@@ -34,14 +34,10 @@ export interface ProducerServer {
  */
 async function checkSchema(ledger: Ledger, schema: string, warn: (message: string) => void): Promise<void> {
   try {
-    await ledger.list({ limit: 1 });
+    await requireMigrated(ledger.pool, schema);
   } catch (err) {
     if (err instanceof LedgerError && err.code === 'DATABASE_UNAVAILABLE') return warn(`PostgreSQL is unreachable at start-up: ${err.message}`);
-    throw new ConfigError(`Schema "${schema}" cannot be read (${(err as Error).message}): run \`npm run migrate\` first.`);
-  }
-  const version = await schemaVersion(ledger.pool);
-  if (version.current < version.latest) {
-    throw new ConfigError(`Schema "${schema}" is at migration ${version.current} of ${version.latest}: run \`npm run migrate\` first.`);
+    throw new ConfigError((err as Error).message, { cause: err });
   }
 }
 
@@ -70,7 +66,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     extra: options.graphs,
     builtIns: config.RUNLEDGER_BUILTIN_GRAPHS,
   }).catch((err: Error) => {
-    throw new ConfigError(`[runledger producer] ${err.message}`);
+    throw new ConfigError(err.message, { cause: err });
   });
   const graphs = loaded;
   const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20 });

@@ -36,6 +36,8 @@ export const WorkerEnv = z
     DRAIN_GRACE_MS: int(5_000, 0),
     DRAIN_DEADLINE_MS: int(20_000, 100),
     SWEEP_INTERVAL_MS: int(1_000, 50),
+    /** How long a starting worker waits for Redis (QUEUE_BACKEND=redis) before it exits 1. Default 30 s. */
+    REDIS_STARTUP_WAIT_MS: int(30_000, 0),
     /** A prioritized job waiting longer than this (ms) is moved ahead of every prioritized job; 0 = off (strict priorities). Default 5 minutes. */
     PRIORITY_AGING_MS: int(300_000, 0),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
