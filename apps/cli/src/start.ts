@@ -176,7 +176,8 @@ async function main(): Promise<void> {
     if (!isConnectionError(err) || !env.DATABASE_URL) throw err;
     throw new Error(`PostgreSQL at DATABASE_URL is unreachable (${err.message}): start it, or unset DATABASE_URL to use an embedded one.`);
   });
-  step('schema', `${env.DB_SCHEMA} is up to date (${applied.length} migration(s) applied now)`);
+  // No count: it grows with every release, and README shows this line.
+  step('schema', `${env.DB_SCHEMA} ${applied.length > 0 ? 'migrated now, ' : 'is '}up to date`);
   step('queue', backend === 'redis' ? 'BullMQ on Redis (REDIS_URL)' : 'BullMQ on PostgreSQL (set REDIS_URL to use Redis)');
 
   const childEnv: NodeJS.ProcessEnv = {

@@ -38,6 +38,13 @@ describe('npm start', () => {
     console.log(`[npm start] demo completed ${((Date.now() - t0) / 1000).toFixed(1)} s after launch`);
     expect(out).toMatch(/✓ database\s+embedded PostgreSQL on port \d+/);
     expect(out).toContain('BullMQ on PostgreSQL');
+    // README's sample is a first run's output.
+    const readmeLine = (start: string) =>
+      readFileSync(path.join(import.meta.dirname, '../../../README.md'), 'utf8')
+        .split('\n')
+        .find((l) => l.includes(start));
+    expect(out).toContain(readmeLine('✓ schema'));
+    expect(out).toContain(readmeLine('✓ queue'));
     expect(out).toContain(`Bull Board   http://127.0.0.1:${port}/admin/queues`);
     expect(out).toContain(`Playground   http://127.0.0.1:${port}/playground`);
     // The banner lists what the producer serves and says that nothing checks keys, and how to change that.

@@ -4,7 +4,7 @@
 export { isAdminSessionRevoked, revokeAdminSession } from './admin-sessions';
 export { admitInTransaction } from './admit-in-transaction';
 export { chaosAudit, type OrphanCount, type WrongVersionCount } from './chaos-audit';
-export { conversationOf, interruptQuestions, type MessageView, messageView, otherFields, type ToolCallView } from './conversation';
+export { conversationOf, interruptQuestions, type MessageView, messageView, otherFields, resumePrefill, type ToolCallView } from './conversation';
 export {
   type Cron,
   type CronFiring,
