@@ -10,6 +10,7 @@ import { findLangGraphConfig, type LangGraphProject, readLangGraphConfig } from 
 import { z } from 'zod';
 import { runDemo } from './demo';
 import { createPaint, wantsColor } from './format';
+import { watchGraphFiles } from './graph-watch';
 import { launcherChain, watchLauncher } from './launcher-watch';
 import { LocalStack } from './local-stack';
 import { canListen, waitForOk } from './ports';
@@ -256,7 +257,37 @@ async function serveProject(project: LangGraphProject, apiKey: string | undefine
   out(`  Dashboard    ${apiUrl}/admin`);
   out(`  Logs         ${shown(logDir)}/*.log`);
   await servingLines(apiKey);
-  out(paint.dim('Ctrl-C stops everything (a second Ctrl-C kills at once).'));
+  out(paint.dim('Ctrl-C stops everything (a second Ctrl-C kills at once). A change to a graph file reloads the graphs.'));
+  reloadOnChange();
+}
+
+/** Restarts the workers (drained, jobs handed over) and the producer when a file of the project changes. */
+function reloadOnChange(): void {
+  let reloading = false;
+  let pending: string | undefined;
+  const reload = async (file: string): Promise<void> => {
+    if (stopping) return;
+    if (reloading) {
+      pending = file;
+      return;
+    }
+    reloading = true;
+    out(paint.yellow(`\n${file} changed: reloading the graphs (the workers drain and hand their jobs over, the producer restarts)…`));
+    try {
+      const pids = await stack.restartServers();
+      if (await waitForOk(`${apiUrl}/readyz`, 60_000, () => stopping)) {
+        out(`  ${paint.green('✓')} reloaded   producer pid ${pids.producer}, workers pids ${pids.workers.join(', ')}`);
+      } else if (!stopping) out(paint.red(`  the producer did not come back within 60 s; see ${shown(logDir)}/producer.log`));
+    } catch (err) {
+      if (!stopping) out(paint.red(`  reload failed: ${(err as Error).message}`));
+    } finally {
+      reloading = false;
+    }
+    const next = pending;
+    pending = undefined;
+    if (next) await reload(next);
+  };
+  watchGraphFiles(root, (file) => void reload(file));
 }
 
 main().catch((err: Error) => {
