@@ -15,6 +15,7 @@ const Env = z.object({
   RUNLEDGER_GRAPHS: z.string().optional(),
   RUNLEDGER_CONFIG: z.string().optional(),
   RUNLEDGER_BUILD_ID: z.string().optional(),
+  RUNLEDGER_BUILTIN_GRAPHS: z.stringbool().optional(),
   RUNLEDGER_ENCRYPTION_KEY: z.string().optional(),
   /** How long the deliveries the CLI adds stay visible in Bull Board, as for producer and workers. */
   DELIVERY_KEEP_COMPLETED_HOURS: z.coerce.number().positive().default(24),
@@ -33,6 +34,8 @@ export interface CliEnv {
   buildId: string | undefined;
   /** RUNLEDGER_CONFIG (else ./langgraph.json when present, see findLangGraphConfig). */
   configPath: string | undefined;
+  /** RUNLEDGER_BUILTIN_GRAPHS: the built-in demo graphs beside the project's (default only when it has none). */
+  builtIns: boolean | undefined;
   /** RUNLEDGER_ENCRYPTION_KEY: the keys the producer and workers seal payloads with, so the CLI reads and writes them alike. */
   encryptionKey: string | undefined;
   /** Where the settings came from, for messages. */
@@ -65,6 +68,7 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
       graphsModule: e.RUNLEDGER_GRAPHS,
       buildId: e.RUNLEDGER_BUILD_ID,
       configPath: e.RUNLEDGER_CONFIG,
+      builtIns: e.RUNLEDGER_BUILTIN_GRAPHS,
       encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,
       source: 'npm start',
     };
@@ -80,6 +84,7 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
     graphsModule: e.RUNLEDGER_GRAPHS,
     buildId: e.RUNLEDGER_BUILD_ID,
     configPath: e.RUNLEDGER_CONFIG,
+    builtIns: e.RUNLEDGER_BUILTIN_GRAPHS,
     encryptionKey: e.RUNLEDGER_ENCRYPTION_KEY,
     source: 'environment',
   };

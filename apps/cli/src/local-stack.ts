@@ -100,6 +100,22 @@ export class LocalStack {
     await this.sup.stop('postgres', 15_000);
   }
 
+  /**
+   * Starts the workers and the producer again with the same settings (new graph code): the
+   * workers drain first (running jobs stop at a step boundary and are handed back, then the new
+   * workers take them). Resolves with the new pids.
+   */
+  async restartServers(): Promise<{ producer: number; workers: number[] }> {
+    const names = [...this.workers, 'producer'];
+    const specs = names.map((n) => this.sup.get(n)?.spec).filter((s) => s !== undefined);
+    await Promise.all(names.map((n) => this.sup.stop(n, n === 'producer' ? 12_000 : this.o.drainDeadlineMs + 5_000)));
+    const started = specs.map((spec) => this.sup.start(spec));
+    return {
+      producer: started.find((m) => m.spec.name === 'producer')?.pid ?? -1,
+      workers: started.filter((m) => m.spec.name !== 'producer').map((m) => m.pid),
+    };
+  }
+
   /** Kills every process at once (second Ctrl-C). */
   kill(): void {
     this.sup.killAll();

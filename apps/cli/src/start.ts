@@ -1,7 +1,8 @@
 // `npm start` / `runledger dev`: the zero-setup stack. Embedded PostgreSQL when DATABASE_URL is unset (data in
 // RUNLEDGER_HOME/pg, default .runledger/pg), BullMQ on Redis when REDIS_URL is set and on
 // PostgreSQL otherwise, the producer and two workers as supervised child processes, and a demo
-// `vacation` job shown live. Ctrl-C / SIGTERM stop everything in order; a second Ctrl-C kills.
+// `vacation` job shown live. Ctrl-C / SIGTERM stop everything in order, and so does the end of the
+// npm that launched it (launcher-watch.ts); a second Ctrl-C kills.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, isConnectionError, migrate } from '@runledger/ledger/core';
@@ -9,6 +10,8 @@ import { findLangGraphConfig, type LangGraphProject, readLangGraphConfig } from 
 import { z } from 'zod';
 import { runDemo } from './demo';
 import { createPaint, wantsColor } from './format';
+import { watchGraphFiles } from './graph-watch';
+import { launcherChain, watchLauncher } from './launcher-watch';
 import { LocalStack } from './local-stack';
 import { canListen, waitForOk } from './ports';
 import { redactUrl } from './redact';
@@ -110,6 +113,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.exit(130);
   });
 }
+// A process manager or an IDE signals npm alone, which then exits: stop as on a Ctrl-C. Whoever read
+// our output may be gone too, and a failed write must not end this process before its children.
+process.stdout.on('error', () => {});
+watchLauncher(launcherChain(process.env.npm_execpath), (pid) => {
+  out(`\nThe process that started ${command} (pid ${pid}) is gone.`);
+  void shutdown(0);
+});
 
 const step = (name: string, detail: string) => out(`  ${paint.green('✓')} ${name.padEnd(10)} ${detail}`);
 const apiUrl = `http://${env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST}:${env.PORT}`;
@@ -167,7 +177,8 @@ async function main(): Promise<void> {
     if (!isConnectionError(err) || !env.DATABASE_URL) throw err;
     throw new Error(`PostgreSQL at DATABASE_URL is unreachable (${err.message}): start it, or unset DATABASE_URL to use an embedded one.`);
   });
-  step('schema', `${env.DB_SCHEMA} is up to date (${applied.length} migration(s) applied now)`);
+  // No count: it grows with every release, and README shows this line.
+  step('schema', `${env.DB_SCHEMA} ${applied.length > 0 ? 'migrated now, ' : 'is '}up to date`);
   step('queue', backend === 'redis' ? 'BullMQ on Redis (REDIS_URL)' : 'BullMQ on PostgreSQL (set REDIS_URL to use Redis)');
 
   const childEnv: NodeJS.ProcessEnv = {
@@ -246,7 +257,37 @@ async function serveProject(project: LangGraphProject, apiKey: string | undefine
   out(`  Dashboard    ${apiUrl}/admin`);
   out(`  Logs         ${shown(logDir)}/*.log`);
   await servingLines(apiKey);
-  out(paint.dim('Ctrl-C stops everything (a second Ctrl-C kills at once).'));
+  out(paint.dim('Ctrl-C stops everything (a second Ctrl-C kills at once). A change to a graph file reloads the graphs.'));
+  reloadOnChange();
+}
+
+/** Restarts the workers (drained, jobs handed over) and the producer when a file of the project changes. */
+function reloadOnChange(): void {
+  let reloading = false;
+  let pending: string | undefined;
+  const reload = async (file: string): Promise<void> => {
+    if (stopping) return;
+    if (reloading) {
+      pending = file;
+      return;
+    }
+    reloading = true;
+    out(paint.yellow(`\n${file} changed: reloading the graphs (the workers drain and hand their jobs over, the producer restarts)…`));
+    try {
+      const pids = await stack.restartServers();
+      if (await waitForOk(`${apiUrl}/readyz`, 60_000, () => stopping)) {
+        out(`  ${paint.green('✓')} reloaded   producer pid ${pids.producer}, workers pids ${pids.workers.join(', ')}`);
+      } else if (!stopping) out(paint.red(`  the producer did not come back within 60 s; see ${shown(logDir)}/producer.log`));
+    } catch (err) {
+      if (!stopping) out(paint.red(`  reload failed: ${(err as Error).message}`));
+    } finally {
+      reloading = false;
+    }
+    const next = pending;
+    pending = undefined;
+    if (next) await reload(next);
+  };
+  watchGraphFiles(root, (file) => void reload(file));
 }
 
 main().catch((err: Error) => {

@@ -39,5 +39,6 @@ Commands:
 
 Every command: --database-url URL, --schema NAME, --help; submit, jobs, job, crons, limits, keys status: --json
 Environment: DATABASE_URL, DB_SCHEMA, REDIS_URL, QUEUE_BACKEND, QUEUE_PREFIX, RUNLEDGER_GRAPHS,
-RUNLEDGER_CONFIG (a langgraph.json; default ./langgraph.json when present).
+RUNLEDGER_CONFIG (a langgraph.json; default ./langgraph.json when present), RUNLEDGER_BUILTIN_GRAPHS
+(1: the demo graphs beside a project's; default only without one).
 Without DATABASE_URL the CLI uses the stack of a running \`npm start\`.`;

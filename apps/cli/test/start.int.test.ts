@@ -1,28 +1,14 @@
 // `npm start` on a machine with nothing configured: no DATABASE_URL, no REDIS_URL. It must
 // start an embedded PostgreSQL, the producer and two workers, run the demo job to completed,
 // and after one SIGINT leave no process behind (children, postmaster and its backends).
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '@runledger/ledger';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test/support/db';
 import { spawnProcess } from '../../../test/support/stack';
-
-/** Live processes whose command line or working directory mentions `dir` (postgres backends run in their data dir). */
-function processesUsing(dir: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      const cwd = readlinkSync(`/proc/${pid}/cwd`);
-      if (cmdline.includes(dir) || cwd.startsWith(dir)) found.push(`${pid} ${cmdline.trim()}`);
-    } catch {
-      // exited while we looked
-    }
-  }
-  return found;
-}
+import { processesUsing } from './processes';
 
 const alive = (pid: number) => {
   try {
@@ -52,6 +38,13 @@ describe('npm start', () => {
     console.log(`[npm start] demo completed ${((Date.now() - t0) / 1000).toFixed(1)} s after launch`);
     expect(out).toMatch(/✓ database\s+embedded PostgreSQL on port \d+/);
     expect(out).toContain('BullMQ on PostgreSQL');
+    // README's sample is a first run's output.
+    const readmeLine = (start: string) =>
+      readFileSync(path.join(import.meta.dirname, '../../../README.md'), 'utf8')
+        .split('\n')
+        .find((l) => l.includes(start));
+    expect(out).toContain(readmeLine('✓ schema'));
+    expect(out).toContain(readmeLine('✓ queue'));
     expect(out).toContain(`Bull Board   http://127.0.0.1:${port}/admin/queues`);
     expect(out).toContain(`Playground   http://127.0.0.1:${port}/playground`);
     // The banner lists what the producer serves and says that nothing checks keys, and how to change that.

@@ -48,6 +48,8 @@ const Env = z.object({
   /** Failed deliveries stay this many days. Default 7. */
   DELIVERY_KEEP_FAILED_DAYS: z.coerce.number().positive().default(7),
   RUNLEDGER_GRAPHS: z.string().min(1).optional(),
+  /** Serve the built-in demo graphs beside a langgraph.json or RUNLEDGER_GRAPHS (`1`/`0`). Default: only when neither is set. */
+  RUNLEDGER_BUILTIN_GRAPHS: z.stringbool().optional(),
   /** A LangGraph CLI config (langgraph.json) whose graphs admissions may name; default ./langgraph.json when present. */
   RUNLEDGER_CONFIG: z.string().min(1).optional(),
   /** The version admission records for every graph that declares none (switch it to roll out a new version). Default the version in ./package.json. */

@@ -1,6 +1,13 @@
-import { createPool, Ledger, LedgerError, schemaVersion, takeRateToken } from '@runledger/ledger';
+import { createPool, Ledger, LedgerError, requireMigrated, takeRateToken } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
-import { findLangGraphConfig, type GraphConfigDefaults, type GraphDefinition, loadGraphs, parseGraphConfigDefaults } from '@runledger/runtime';
+import {
+  findLangGraphConfig,
+  type GraphConfigDefaults,
+  type GraphDefinition,
+  loadGraphs,
+  parseGraphConfigDefaults,
+  registerPlatformLogger,
+} from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { ConfigError, parseConfig } from './config';
@@ -34,14 +41,10 @@ export interface ProducerServer {
  */
 async function checkSchema(ledger: Ledger, schema: string, warn: (message: string) => void): Promise<void> {
   try {
-    await ledger.list({ limit: 1 });
+    await requireMigrated(ledger.pool, schema);
   } catch (err) {
     if (err instanceof LedgerError && err.code === 'DATABASE_UNAVAILABLE') return warn(`PostgreSQL is unreachable at start-up: ${err.message}`);
-    throw new ConfigError(`Schema "${schema}" cannot be read (${(err as Error).message}): run \`npm run migrate\` first.`);
-  }
-  const version = await schemaVersion(ledger.pool);
-  if (version.current < version.latest) {
-    throw new ConfigError(`Schema "${schema}" is at migration ${version.current} of ${version.latest}: run \`npm run migrate\` first.`);
+    throw new ConfigError((err as Error).message, { cause: err });
   }
 }
 
@@ -80,8 +83,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     notice: () => {},
     buildId: config.RUNLEDGER_BUILD_ID,
     extra: options.graphs,
+    builtIns: config.RUNLEDGER_BUILTIN_GRAPHS,
   }).catch((err: Error) => {
-    throw new ConfigError(`[runledger producer] ${err.message}`);
+    throw new ConfigError(err.message, { cause: err });
   });
   const graphs = loaded;
   const graphConfig = graphDefaults(env.LANGGRAPH_CONFIG ?? process.env.LANGGRAPH_CONFIG);
@@ -122,6 +126,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     cronLimits: { maxPerTenant: config.CRON_MAX_PER_TENANT, minIntervalMs: config.CRON_MIN_INTERVAL_MS },
   });
   const log = app.log;
+  // Graph code's `getLogger()` lines (its module may hold the logger since its import) go to this log.
+  registerPlatformLogger((level, msg, fields) => log[level](fields, msg));
 
   // Loud on purpose: stderr even when LOG_LEVEL hides warnings.
   if (secured.open) console.error('\n*** RUNLEDGER PRODUCER: AUTHENTICATION IS OFF (set RUNLEDGER_API_KEYS and RUNLEDGER_ADMIN_KEY) ***\n');

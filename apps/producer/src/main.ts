@@ -25,6 +25,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-  console.error(err instanceof ConfigError ? err.message : `[runledger producer] failed to start: ${err.stack ?? err.message}`);
+  console.error(`runledger producer: ${err instanceof ConfigError ? err.message : `failed to start: ${err.stack ?? err.message}`}`);
   process.exit(1);
 });

@@ -1,6 +1,8 @@
 // The ledger dashboard at /admin, in-process on a real ledger and queue: counts, filters, keyset
 // paging, the job page (timeline, effects, checkpoints, the effect in doubt), confirmed actions
 // through security's CSRF check, the chart JSON and the static files.
+import { MemorySaver } from '@langchain/langgraph';
+import { loadGraphs } from '@runledger/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, type Harness, startHarness } from './harness';
 
@@ -154,6 +156,24 @@ describe('dashboard actions', () => {
     expect(await h.db.ledger.get(job.jobId)).toMatchObject({ status: 'accepted', resumeValue: { value: { approved: true } } });
     expect((await post(job.jobId, 'cancel', { confirm: 'yes', note: 'not needed' })).statusCode).toBe(303);
     expect((await h.db.ledger.get(job.jobId)).status).toBe('cancelled');
+  });
+
+  it("pre-fills the resume box from the interrupt's own shape: the approval graph's { approved }, else true", async () => {
+    // The interrupt exactly as the built-in approval graph raises it.
+    const graph = (await loadGraphs()).get('approval')!.build(new MemorySaver());
+    const config = { configurable: { thread_id: `prefill-${Date.now()}` } };
+    await graph.invoke({ request: 'laptop' }, config);
+    const interrupts = (await graph.getState(config)).tasks.flatMap((t) => t.interrupts.map((i) => i.value));
+    const parked = async (values: unknown[]) => {
+      const { job } = await h.db.ledger.admit({ graph: 'approval', input: { request: 'laptop' } });
+      const claim = await h.db.ledger.claim(job.jobId, 'dash-worker');
+      if (!claim.ok) throw new Error(claim.reason);
+      await h.db.ledger.park(job.jobId, claim.job.fencingToken, values);
+      return /<textarea name="value"[^>]*>([^<]*)<\/textarea>/.exec((await openJobPage(job.jobId)).body)?.[1]?.replaceAll('&quot;', '"');
+    };
+    expect(await parked(interrupts)).toBe('{"approved":true}');
+    expect(await parked([{ question: 'Ship it?', resume: { ship: 'yes' } }])).toBe('{"ship":"yes"}');
+    expect(await parked(['continue?'])).toBe('true');
   });
 
   it('shows which job a waiting job waits for, and cancelling that one delivers the waiting job', async () => {

@@ -24,6 +24,8 @@ export const WorkerEnv = z
     WORKER_CONCURRENCY: int(16),
     RUNLEDGER_WORKER_ID: z.string().min(1).default(`${hostname()}-${process.pid}`),
     RUNLEDGER_GRAPHS: z.string().optional(),
+    /** Serve the built-in demo graphs beside a langgraph.json or RUNLEDGER_GRAPHS (`1`/`0`). Default: only when neither is set. */
+    RUNLEDGER_BUILTIN_GRAPHS: z.stringbool().optional(),
     /** A LangGraph CLI config (langgraph.json) whose graphs this worker serves; default ./langgraph.json when present. */
     RUNLEDGER_CONFIG: z.string().optional(),
     /** The version of every graph that declares none. Default the version in ./package.json. */
@@ -34,6 +36,8 @@ export const WorkerEnv = z
     DRAIN_GRACE_MS: int(5_000, 0),
     DRAIN_DEADLINE_MS: int(20_000, 100),
     SWEEP_INTERVAL_MS: int(1_000, 50),
+    /** How long a starting worker waits for Redis (QUEUE_BACKEND=redis) before it exits 1. Default 30 s. */
+    REDIS_STARTUP_WAIT_MS: int(30_000, 0),
     /** A prioritized job waiting longer than this (ms) is moved ahead of every prioritized job; 0 = off (strict priorities). Default 5 minutes. */
     PRIORITY_AGING_MS: int(300_000, 0),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

@@ -1,5 +1,6 @@
-import { AesGcmPayloadCodec, connectionStringPassword, createPool, createRedactor, Ledger, parseEncryptionKeys } from '@runledger/ledger';
-import { findLangGraphConfig, type GraphDefinition, type GraphRegistry, loadGraphs } from '@runledger/runtime';
+import { AesGcmPayloadCodec, connectionStringPassword, createPool, createRedactor, Ledger, parseEncryptionKeys, requireMigrated } from '@runledger/ledger';
+import { type QueueConfig, waitForRedis } from '@runledger/queue';
+import { findLangGraphConfig, type GraphDefinition, type GraphRegistry, loadGraphs, registerPlatformLogger } from '@runledger/runtime';
 import { parseWorkerEnv, type WorkerEnv } from './config';
 import { createLogger } from './log';
 import { type PoolSpec, parsePool, poolGraphs } from './pool';
@@ -87,6 +88,8 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
   const writeLog = createLogger({ service: 'worker', workerId: env.RUNLEDGER_WORKER_ID }, env.LOG_LEVEL);
   const log: typeof writeLog = (level, msg, fields) => writeLog(level, redactor.text(msg), redactor.value(fields ?? {}) as Record<string, unknown>);
 
+  // Before the graphs load: a graph written for LangGraph Platform takes `getLogger()` at import time.
+  registerPlatformLogger(log);
   let graphs: GraphRegistry;
   let pool: PoolSpec | undefined;
   try {
@@ -97,6 +100,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
       notice: (message) => log('warn', message),
       buildId: env.RUNLEDGER_BUILD_ID,
       extra: options.graphs,
+      builtIns: env.RUNLEDGER_BUILTIN_GRAPHS,
     });
     graphs = poolGraphs(graphs, pool);
   } catch (err) {
@@ -109,6 +113,30 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     max: env.WORKER_CONCURRENCY + 4,
     onError: (e) => log('warn', 'idle PostgreSQL client error', { error: e.message }),
   });
+  const queueConfig: QueueConfig = {
+    backend: env.QUEUE_BACKEND,
+    redisUrl: env.REDIS_URL,
+    databaseUrl: env.DATABASE_URL,
+    schema: env.DB_SCHEMA,
+    prefix: env.QUEUE_PREFIX,
+    retention: {
+      completedHours: env.DELIVERY_KEEP_COMPLETED_HOURS,
+      completedCount: env.DELIVERY_KEEP_COMPLETED_COUNT,
+      failedDays: env.DELIVERY_KEEP_FAILED_DAYS,
+    },
+  };
+  // Before anything else opens: a schema to migrate or a Redis that never answers is one clear line and an exit.
+  try {
+    await requireMigrated(dbPool, env.DB_SCHEMA);
+    await waitForRedis(queueConfig, {
+      deadlineMs: env.REDIS_STARTUP_WAIT_MS,
+      onFirstFailure: (address, err) =>
+        log('warn', `Redis at ${address} is unreachable (${err.message}); retrying for up to ${Math.round(env.REDIS_STARTUP_WAIT_MS / 1000)} s`),
+    });
+  } catch (err) {
+    await dbPool.end();
+    throw new WorkerStartError(`could not start: ${(err as Error).message}`, 1, { cause: err });
+  }
   const crypto = encryptionKeys.length > 0 ? new AesGcmPayloadCodec(encryptionKeys) : undefined;
   const ledger = new Ledger(dbPool, { leaseTtlMs: env.LEASE_TTL_MS, crypto });
   const observability = await createObservability({
@@ -129,18 +157,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     graphs: observability.graphs(graphs),
     workerId: env.RUNLEDGER_WORKER_ID,
     schema: env.DB_SCHEMA,
-    queueConfig: {
-      backend: env.QUEUE_BACKEND,
-      redisUrl: env.REDIS_URL,
-      databaseUrl: env.DATABASE_URL,
-      schema: env.DB_SCHEMA,
-      prefix: env.QUEUE_PREFIX,
-      retention: {
-        completedHours: env.DELIVERY_KEEP_COMPLETED_HOURS,
-        completedCount: env.DELIVERY_KEEP_COMPLETED_COUNT,
-        failedDays: env.DELIVERY_KEEP_FAILED_DAYS,
-      },
-    },
+    queueConfig,
     concurrency: env.WORKER_CONCURRENCY,
     graphConcurrency: pool,
     defaultTimeoutMs: env.JOB_TIMEOUT_MS,

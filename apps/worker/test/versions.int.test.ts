@@ -21,6 +21,7 @@ describe('graph versions and pools (Redis queue, real worker processes)', () => 
   beforeAll(async () => {
     w = await startWorkerProcesses('versions', {
       RUNLEDGER_GRAPHS: fixture,
+      RUNLEDGER_BUILTIN_GRAPHS: '1',
       RUNLEDGER_BUILD_ID: 'b1',
       LEASE_TTL_MS: '4000',
       SWEEP_INTERVAL_MS: '500',

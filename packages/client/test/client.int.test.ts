@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allJobs, backends, CLOSED_PG_URL, type Harness, startHarness } from '../../../apps/producer/test/harness';
 import { RunledgerApiError, RunledgerClient, WaitTimeoutError } from '../src/index';
@@ -146,6 +148,21 @@ describe('RunledgerClient.submitMany', () => {
       [200, first[2]!.admission.jobId, false],
     ]);
     expect(await allJobs(h.db)).toEqual(before);
+  });
+
+  it("has the shape README's batch sample says", async () => {
+    const readme = readFileSync(path.join(import.meta.dirname, '../../../README.md'), 'utf8');
+    const documented = (kind: string, inner: string) =>
+      new RegExp(`// \\{ ok: ${kind}, status: [^,]+, ${inner}: \\{ ([^}]+) \\} \\}`).exec(readme)?.[1]?.split(', ').sort();
+    const [good, bad] = await client.submitMany([
+      { graph: 'echo', input: {} },
+      { graph: 'no-such-graph', input: {} },
+    ]);
+    expect(Object.keys(good!).sort()).toEqual(['admission', 'ok', 'status']);
+    expect(Object.keys(bad!).sort()).toEqual(['error', 'ok', 'status']);
+    if (!good!.ok || bad!.ok) throw new Error('unexpected answers');
+    expect(documented('true', 'admission')).toEqual(Object.keys(good!.admission).sort());
+    expect(documented('false', 'error')).toEqual(Object.keys(bad!.error).sort());
   });
 
   it('throws RunledgerApiError 400 for more than 500 jobs, writing nothing', async () => {

@@ -133,3 +133,27 @@ export function otherFields(value: unknown): Obj | null {
   const { messages: _messages, ...rest } = value;
   return Object.keys(rest).length > 0 ? rest : null;
 }
+
+/** A JSON object the question text spells (`Resume with { "approved": true|false }`), its first alternative taken. */
+function spelledObject(text: string): unknown {
+  const snippet = /\{[^{}]*\}/.exec(text)?.[0];
+  if (!snippet) return undefined;
+  try {
+    return JSON.parse(snippet.replace(/([\w"]+)(\s*\|\s*[\w"]+)+/g, '$1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The resume value a form offers for a parked job, as JSON text: the first interrupt's own
+ * `resume` example when it gives one, else the object its question spells, else `true`.
+ */
+export function resumePrefill(interrupt: unknown): string {
+  const first = Array.isArray(interrupt) ? interrupt[0] : interrupt;
+  const value = isObj(first) && 'value' in first ? first.value : first;
+  if (isObj(value) && value.resume !== undefined) return JSON.stringify(value.resume);
+  const question = interruptQuestions(first === undefined ? [] : [first])[0];
+  const spelled = question === undefined ? undefined : spelledObject(question);
+  return spelled === undefined ? 'true' : JSON.stringify(spelled);
+}

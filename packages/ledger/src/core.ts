@@ -14,7 +14,7 @@ export {
   StoredAssistants,
 } from './assistants';
 export { chaosAudit, type OrphanCount, type WrongVersionCount } from './chaos-audit';
-export { conversationOf, interruptQuestions, type MessageView, messageView, otherFields, type ToolCallView } from './conversation';
+export { conversationOf, interruptQuestions, type MessageView, messageView, otherFields, resumePrefill, type ToolCallView } from './conversation';
 export {
   type Cron,
   type CronFiring,
@@ -60,7 +60,7 @@ export { canonicalJson, requestHash } from './fingerprint';
 export { type LangGraphThread, LangGraphThreads, type ThreadSearch } from './langgraph-threads';
 export { type GraphLimit, type GraphLimitSpec, Ledger, type LedgerOptions } from './ledger';
 export type { Delivered } from './ledger-admission';
-export { listMigrations, type MigrateOptions, migrate, schemaVersion } from './migrate';
+export { listMigrations, type MigrateOptions, migrate, requireMigrated, schemaVersion } from './migrate';
 export { type RateTake, takeRateToken } from './rate-buckets';
 export { connectionStringPassword, createRedactor, REDACTED, type Redactor, redactConnectionStrings, SENSITIVE_FIELDS } from './redaction';
 export { KeyRotation, type ResealPosition, type ResealReport, type ResealTick, type SealedCounts } from './reseal';

@@ -37,7 +37,7 @@ export function createPool(options: PoolOptions): pg.Pool {
     connectionTimeoutMillis: 5_000,
   });
   // Without a listener an idle client's error (server restart) would crash the process.
-  const onError = options.onError ?? ((err: Error) => console.error(`[runledger] PostgreSQL client error: ${err.message}`));
+  const onError = options.onError ?? ((err: Error) => console.error(`runledger: PostgreSQL client error: ${err.message}`));
   // Without listeners a client's error (server restart) would crash the process: pg-pool listens
   // only while a client is idle, so checked-out clients get their own listener too.
   pool.on('error', onError);

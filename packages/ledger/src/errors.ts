@@ -6,6 +6,8 @@ export type LedgerErrorCode =
   | 'THREAD_BUSY'
   | 'DATABASE_UNAVAILABLE'
   | 'MIGRATION_FAILED'
+  /** The schema lacks migrations (never migrated, or an older version): run `runledger migrate`. */
+  | 'SCHEMA_NOT_MIGRATED'
   /** A request the ledger refuses as it is (a reserved thread id, a malformed tenant); nothing was written. */
   | 'INVALID_REQUEST'
   /** A per-tenant cap is reached (crons per tenant); nothing was written. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { checkSchemaName, createPool } from './db';
-import { LedgerError } from './errors';
+import { isConnectionError, LedgerError } from './errors';
 import { sql } from './sql';
 
 const migrationsDir = new URL('../migrations/', import.meta.url);
@@ -110,6 +110,28 @@ export async function migrate(options: MigrateOptions): Promise<number[]> {
     await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * Checks at start-up that the pool's schema has every migration. Throws LedgerError
+ * SCHEMA_NOT_MIGRATED saying which command to run, or DATABASE_UNAVAILABLE when PostgreSQL cannot
+ * be reached.
+ */
+export async function requireMigrated(pool: pg.Pool, schema: string): Promise<void> {
+  const latest = Math.max(0, ...listMigrations().map((m) => m.version));
+  let current = 0;
+  try {
+    current = Number((await pool.query('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).rows[0]?.v ?? 0);
+  } catch (err) {
+    if (isConnectionError(err)) throw new LedgerError('DATABASE_UNAVAILABLE', `PostgreSQL is unreachable: ${(err as Error).message}`, { cause: err });
+    if ((err as { code?: string }).code !== '42P01') throw err; // 42P01 undefined_table: never migrated
+  }
+  if (current >= latest) return;
+  const state = current === 0 ? 'is not migrated' : `is at migration ${current} of ${latest}`;
+  throw new LedgerError(
+    'SCHEMA_NOT_MIGRATED',
+    `Schema "${schema}" ${state}: run \`npx runledger migrate\` (\`npm run migrate\` in the repository) with the same DATABASE_URL and DB_SCHEMA, then start again.`,
+  );
 }
 
 /** The highest migration version applied in `schema`, or 0 when none (for `doctor`). */

@@ -22,6 +22,7 @@ export {
 } from './delivery';
 export { PeriodicPass } from './periodic-pass';
 export { Reconciler, type ReconcilerOptions, type SweepReport } from './reconciler';
+export { RedisUnreachableError, type RedisWaitOptions, waitForRedis } from './redis-wait';
 export { DEFAULT_RETENTION, type DeliveryRetention, deliveryJobOptions, KEPT_LOG_LINES } from './retention';
 
 /** The one BullMQ queue every Runledger job reference goes through. */

@@ -5,6 +5,7 @@ export { definitionFromExport, inputCheck, type Notice } from './graph-export';
 export { ScriptedVacationModel } from './graphs/vacation-model';
 export type { BookingConfirmation, BookingOptions } from './graphs/vacation-tools';
 export { applyProjectEnv, findLangGraphConfig, type GraphEntry, type LangGraphProject, readLangGraphConfig } from './langgraph-config';
+export { ensurePlatformLogger, type GraphLogLevel, type GraphLogWrite, registerPlatformLogger, writeToStderr } from './platform-logger';
 export { builtInGraphs, type GraphDefinition, type GraphRegistry, type LoadGraphsOptions, loadGraphs, type RunnableGraph } from './registry';
 export {
   type ConfigLayer,

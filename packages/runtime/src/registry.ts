@@ -9,6 +9,7 @@ import { chatGraph } from './graphs/chat';
 import { echoGraph } from './graphs/echo';
 import { vacationGraph } from './graphs/vacation';
 import { applyProjectEnv, type GraphEntry, oneLine, readLangGraphConfig } from './langgraph-config';
+import { ensurePlatformLogger } from './platform-logger';
 
 /** The calls Runledger makes on a compiled graph (`stream` for runs a LangGraph API client streams). */
 export interface RunnableGraph {
@@ -59,25 +60,46 @@ export interface LoadGraphsOptions {
   notice?: Notice;
   /** RUNLEDGER_BUILD_ID: the version of every graph that declares none. Default the version in ./package.json, else `0`. */
   buildId?: string;
-  /** GraphDefinitions given in code (createWorker's `graphs`), served last (they win). */
+  /** GraphDefinitions given in code (createWorker's and createServer's `graphs`). */
   extra?: readonly GraphDefinition[];
+  /**
+   * RUNLEDGER_BUILTIN_GRAPHS: serve the built-in demo graphs (echo, vacation, approval, chat) too.
+   * Default: only when no other source (config, module, `extra`) gives graphs.
+   */
+  builtIns?: boolean;
 }
 
 /**
- * The built-in graphs, then the langgraph.json graphs, then those of the RUNLEDGER_GRAPHS
- * module (a later one of the same name wins). Throws one readable line naming the module or the
- * config entry that cannot be loaded (missing file, missing export, not a graph).
+ * Every graph of the langgraph.json, of the RUNLEDGER_GRAPHS module and of `extra`, plus the
+ * built-in graphs when asked for (or when nothing else gives one). Throws one readable line naming
+ * the module or the config entry that cannot be loaded (missing file, missing export, not a
+ * graph), or the two sources that give one id.
  */
 export async function loadGraphs(options: LoadGraphsOptions | string = {}): Promise<GraphRegistry> {
   const o = typeof options === 'string' ? { modulePath: options } : options;
-  const all = new Map(builtInGraphs.map((g) => [g.name, g]));
+  // Graphs written for LangGraph Platform take its global logger at import time.
+  ensurePlatformLogger();
+  const sources: Array<[source: string, graphs: readonly GraphDefinition[]]> = [];
   if (o.configPath) {
-    for (const g of await loadProjectGraphs(o.configPath, o.env ?? process.env, o.notice ?? ((m) => console.error(`runledger: ${m}`)))) all.set(g.name, g);
+    const notice = o.notice ?? ((m: string) => console.error(`runledger: ${m}`));
+    sources.push([o.configPath, await loadProjectGraphs(o.configPath, o.env ?? process.env, notice)]);
   }
-  if (o.modulePath) for (const g of await loadModuleGraphs(o.modulePath)) all.set(g.name, g);
-  for (const g of o.extra ?? []) all.set(g.name, g);
+  if (o.modulePath) sources.push([`RUNLEDGER_GRAPHS=${o.modulePath}`, await loadModuleGraphs(o.modulePath)]);
+  if (o.extra?.length) sources.push(['the graphs given in code', o.extra]);
+  if (o.builtIns ?? sources.length === 0) sources.unshift(['the built-in demo graphs (RUNLEDGER_BUILTIN_GRAPHS)', builtInGraphs]);
   const fallback = o.buildId ?? projectVersion(process.cwd());
-  for (const [name, g] of all) if (g.version === undefined) all.set(name, { ...g, version: fallback });
+  const all = new Map<string, GraphDefinition>();
+  const sourceOf = new Map<string, string>();
+  for (const [source, graphs] of sources) {
+    for (const g of graphs) {
+      const other = sourceOf.get(g.name);
+      if (other !== undefined && other !== source) {
+        throw new Error(`graph "${g.name}" is given by two sources, ${other} and ${source}: rename one of them.`);
+      }
+      sourceOf.set(g.name, source);
+      all.set(g.name, g.version === undefined ? { ...g, version: fallback } : g);
+    }
+  }
   return all;
 }
 

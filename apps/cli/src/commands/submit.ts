@@ -22,6 +22,7 @@ export async function submit(ctx: CliContext, o: SubmitOptions): Promise<void> {
     modulePath: ctx.env.graphsModule,
     configPath: findLangGraphConfig(ctx.env.configPath, process.cwd()),
     buildId: ctx.env.buildId,
+    builtIns: ctx.env.builtIns,
     notice: () => {},
   });
   const graph = graphs.get(o.graph);

@@ -1,4 +1,4 @@
-import { type Effect, isTerminal, type Job, type JobEvent } from '@runledger/ledger';
+import { type Effect, isTerminal, type Job, type JobEvent, resumePrefill } from '@runledger/ledger';
 import { questionSection, rawJson, stateSection } from './conversation-html';
 import { badge, Html, html, jsonBlock, layout, time } from './html';
 
@@ -44,7 +44,7 @@ function actions(job: Job, csrf: Html): Html {
         'resume',
         'Resume',
         'I have read the interrupt and want the graph to continue with this value.',
-        html`<label>Resume value (JSON) <textarea name="value" required rows="3">true</textarea></label>`,
+        html`<label>Resume value (JSON) <textarea name="value" required rows="3">${resumePrefill(job.interrupt)}</textarea></label>`,
       ),
     );
   }
