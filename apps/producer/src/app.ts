@@ -20,6 +20,7 @@ import { healthRoutes } from './routes/health';
 import { jobRoutes } from './routes/jobs';
 import { threadRoutes } from './routes/threads';
 import { installSecurity, type SecuredAppOptions, securedServerOptions } from './security';
+import { watchServedVersions } from './served-versions';
 import { type ObservabilityOptions, recordingTraceContext, traceAdmissions } from './telemetry';
 import { clientErrorHandler, frameworkErrors } from './transport-errors';
 import { installZodCompilers, openApiTransform } from './zod-compilers';
@@ -94,7 +95,15 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     ),
   );
   app.addHook('onClose', () => admitter.close());
-  const deps: RouteDeps = { ledger: options.ledger, queue: options.queue, graphs: options.graphs, schema: options.schema, enqueueTimeoutMs, admitter };
+  const deps: RouteDeps = {
+    ledger: options.ledger,
+    queue: options.queue,
+    graphs: options.graphs,
+    schema: options.schema,
+    enqueueTimeoutMs,
+    admitter,
+    served: watchServedVersions(options.ledger),
+  };
 
   void app.register(swagger, {
     openapi: {

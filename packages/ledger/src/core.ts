@@ -59,4 +59,14 @@ export { storageStats, type TableStorage } from './storage-stats';
 export { checkThreadKey, DEFAULT_TENANT, langGraphThreadId, RESERVED_THREAD_PREFIX } from './threads';
 export { readTraceContext, recordTraceContext } from './trace-context';
 export type * from './types';
-export { graphVersionKey, listWorkers, registerWorker, retireWorker, type WorkerAnnouncement, type WorkerInfo } from './workers';
+export {
+  graphVersionKey,
+  listLiveServes,
+  listWorkers,
+  noLiveWorkerServes,
+  registerWorker,
+  retireWorker,
+  unservedLine,
+  type WorkerAnnouncement,
+  type WorkerInfo,
+} from './workers';

@@ -49,7 +49,8 @@ export async function batchRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       outcomes.forEach((o, k) => {
         const i = positions[k]!;
         if (!('error' in o)) {
-          answers[i] = { status: o.created ? 202 : 200, body: admissionView(o.job, o.enqueued) };
+          const warning = o.job.status === 'accepted' ? deps.served.warning(o.job.graph, o.job.graphVersion) : undefined;
+          answers[i] = { status: o.created ? 202 : 200, body: admissionView(o.job, o.enqueued, warning) };
           return;
         }
         const err = toHttpError(o.error);
