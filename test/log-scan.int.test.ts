@@ -1,9 +1,11 @@
 // Runs a real producer and a real worker process with distinctive secrets and payloads, drives a
 // full session over HTTP (failed and successful authentication, a tenant probing another's job,
-// admissions, an approval with a resume, a booking job with effects, the admin login, oversized
+// admissions, an approval with a resume, a booking job with effects, chat runs and a state update
+// whose messages LangChain cannot coerce, the admin login, oversized
 // and malformed bodies, keys sent in every place a client might put them), then scans everything
 // both processes wrote for those strings.
 import { randomBytes } from 'node:crypto';
+import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../packages/ledger/src/index';
 import { type TestDb, testDb, waitFor } from './support/db';
@@ -24,6 +26,9 @@ const SECRETS = {
   resumePayload: `RESUME-${tag()}`,
   oversizedPayload: `BIG-${tag()}`,
   malformedPayload: `BROKEN-${tag()}`,
+  /** The content of a chat message LangChain cannot coerce (its errors quote the value). */
+  uncoerciblePayload: `UNCOERCIBLE-${tag()}`,
+  uncoercibleStatePayload: `UNCOERCIBLE-STATE-${tag()}`,
   /** A key nobody configured, sent in a query string: only the log's allow-lists keep it out. */
   strayQueryKey: `stray-${tag()}${tag()}`,
   /** `Authorization: Basic` of user:acmeKey, as a client sends credentials written into a URL. */
@@ -97,7 +102,7 @@ beforeAll(async () => {
   });
   producer = spawnProcess('apps/producer/src/main.ts', { ...env, LOG_LEVEL: 'trace' });
   worker = spawnWorker({ ...env, LOG_LEVEL: 'debug' }, 'log-scan-worker');
-  await waitFor('the producer to listen', async () => (await call('/healthz').catch(() => undefined))?.ok, 30_000).catch((err: Error) => {
+  await waitFor('the producer to listen', async () => (await call('/healthz').catch(() => undefined))?.ok, 110_000).catch((err: Error) => {
     throw new Error(`${err.message}\n${producer.output()}`);
   });
 });
@@ -140,6 +145,27 @@ describe('logs of a full session', () => {
       jobId: string;
     };
     expect((await waitForStatus(vacation.jobId, ['completed', 'failed'])).status).toBe('completed');
+
+    // Messages LangChain cannot coerce: refused at admission on both APIs (422 naming the field); a
+    // state update with one is refused too, whatever its status; the content reaches no log.
+    const uncoercible = (content: string) => ({
+      messages: [
+        { role: 'user', content: 'fine' },
+        { role: 'bogus', content },
+      ],
+    });
+    const chat = JSON.stringify({ graph: 'chat', input: uncoercible(SECRETS.uncoerciblePayload) });
+    const refused = await call('/v1/jobs', { method: 'POST', body: chat, key: SECRETS.acmeKey });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/^chat input: messages\.1: not a message LangChain can read/);
+    const sdk = new Client({ apiUrl: base, apiKey: SECRETS.acmeKey, callerOptions: { maxRetries: 0 } });
+    const thread = await sdk.threads.create();
+    // A run gives the thread its graph, which the state update then goes through.
+    expect(await sdk.runs.wait(thread.thread_id, 'chat', { input: { messages: 'hello' } })).toMatchObject({ messages: [{}, {}] });
+    await expect(sdk.runs.create(thread.thread_id, 'chat', { input: uncoercible(SECRETS.uncoerciblePayload) })).rejects.toThrow(/422/);
+    await expect(sdk.runs.wait(null, 'chat', { input: uncoercible(SECRETS.uncoerciblePayload) })).rejects.toThrow(/422/);
+    await expect(sdk.threads.updateState(thread.thread_id, { values: uncoercible(SECRETS.uncoercibleStatePayload) })).rejects.toThrow(/HTTP (500|422)/);
+    expect(((await (await call('/v1/jobs?graph=chat', { key: SECRETS.acmeKey })).json()) as { jobs: unknown[] }).jobs).toHaveLength(1);
 
     const big = JSON.stringify({ graph: 'approval', input: { request: SECRETS.oversizedPayload.repeat(400) } });
     expect((await call('/v1/jobs', { method: 'POST', body: big, key: SECRETS.acmeKey })).status).toBe(413);

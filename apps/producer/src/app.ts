@@ -20,6 +20,7 @@ import { healthRoutes } from './routes/health';
 import { jobRoutes } from './routes/jobs';
 import { threadRoutes } from './routes/threads';
 import { installSecurity, type SecuredAppOptions, securedServerOptions } from './security';
+import { watchServedVersions } from './served-versions';
 import { type ObservabilityOptions, recordingTraceContext, traceAdmissions } from './telemetry';
 import { clientErrorHandler, frameworkErrors } from './transport-errors';
 import { installZodCompilers, openApiTransform } from './zod-compilers';
@@ -103,6 +104,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     enqueueTimeoutMs,
     admitter,
     cronLimits: options.cronLimits ?? DEFAULT_CRON_LIMITS,
+    served: watchServedVersions(options.ledger),
   };
 
   void app.register(swagger, {

@@ -78,13 +78,33 @@ export function toHttpError(err: unknown): ApiError {
   return new ApiError(500, 'internal_error', 'Internal error; the producer log has the details.');
 }
 
+/** `lc_error_code` of a LangChain error, or of one it wraps (`cause`). */
+function langChainCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { lc_error_code?: unknown }).lc_error_code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+/**
+ * The log line of an unexpected error: the error with its message and stack, except LangChain's
+ * errors, which quote the value they refused (a message's content, a state's values): of those
+ * only the name and code are logged.
+ */
+function logged(err: unknown, code: string): [Record<string, unknown>, string] {
+  const lc = langChainCode(err);
+  if (lc === undefined) return [{ err }, `${code}: ${(err as Error).message}`];
+  return [{ errorName: (err as Error).name, lcErrorCode: lc }, `${code}: LangChain ${lc} (its message quotes the value, so it is not logged)`];
+}
+
 /** Installs the error and not-found handlers every route (and plugin) shares. */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler(async (err, request, reply) => {
     const http = toHttpError(err);
     // Read the rest of a refused body first, or the client is still sending when the socket closes.
     if (http.code === 'payload_too_large') await drainRefusedBody(request.raw);
-    if (http.statusCode >= 500) request.log.error({ err }, `${http.code}: ${(err as Error).message}`);
+    if (http.statusCode >= 500) request.log.error(...logged(err, http.code));
     return reply.code(http.statusCode).send({ error: { code: http.code, message: http.message } });
   });
   app.setNotFoundHandler((request, reply) =>

@@ -4,6 +4,7 @@ import type { GraphConfigDefaults, GraphRegistry } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { FastifyServerOptions } from 'fastify';
 import type { Admitter } from './admitter';
+import type { ServedVersions } from './served-versions';
 
 /** What the producer app needs; main.ts opens these, tests pass real ones. The caller closes them. */
 export interface AppOptions {
@@ -55,4 +56,8 @@ export interface CronLimits {
 export const DEFAULT_CRON_LIMITS: CronLimits = { maxPerTenant: 100, minIntervalMs: 60_000 };
 
 /** AppOptions with defaults applied, as the routes see them. */
-export type RouteDeps = Required<Pick<AppOptions, 'ledger' | 'queue' | 'graphs' | 'graphConfig' | 'schema' | 'enqueueTimeoutMs' | 'cronLimits'>> & { admitter: Admitter };
+export type RouteDeps = Required<Pick<AppOptions, 'ledger' | 'queue' | 'graphs' | 'graphConfig' | 'schema' | 'enqueueTimeoutMs' | 'cronLimits'>> & {
+  admitter: Admitter;
+  /** Whether a live worker serves an admitted job's graph and version (a warning in the answer when none does). */
+  served: ServedVersions;
+};

@@ -104,6 +104,12 @@ export const Admission = z.object({
     .describe(
       'False when the queue was unreachable (the reconciler delivers the job later). On a repeated submission (200): whether the job got past the queue, its delivery is in it now, or it waits for its thread (delivered when its turn comes)',
     ),
+  warning: z
+    .string()
+    .optional()
+    .describe(
+      'Present only when the job will not run soon: live workers announce what they serve and none serves its graph and version ("no live worker serves vacation@1.0.0: …"). The job is admitted all the same and waits in the ledger until such a worker starts',
+    ),
 });
 
 export const EffectView = z.object({

@@ -1,4 +1,4 @@
-import { conversationOf, type Effect, interruptQuestions, type Job, type JobEvent } from '@runledger/ledger';
+import { conversationOf, type Effect, interruptQuestions, type Job, type JobEvent, noLiveWorkerServes } from '@runledger/ledger';
 import type { z } from 'zod';
 import type { Admission, EffectView, JobDetail, JobView } from './schemas';
 
@@ -27,7 +27,7 @@ export function jobView(job: Job): z.infer<typeof JobView> {
     priority: job.priority,
     blockedBy: job.blockedBy,
     graphVersion: job.graphVersion,
-    waitingFor: job.versionServed === false ? `no live worker serves ${job.graph}@${job.graphVersion ?? '*'}` : null,
+    waitingFor: job.versionServed === false ? noLiveWorkerServes(job.graph, job.graphVersion) : null,
     deliveries: job.deliveries,
     acceptedAt: job.acceptedAt.toISOString(),
     enqueuedAt: iso(job.enqueuedAt),
@@ -63,8 +63,10 @@ export function jobDetail(job: Job, effects: Effect[]): z.infer<typeof JobDetail
   return { ...jobView(job), conversation, effects: effects.map(effectView), inDoubt };
 }
 
-export function admissionView(job: Job, enqueued: boolean): z.infer<typeof Admission> {
-  return { jobId: job.jobId, threadId: job.threadId, status: job.status, acceptedAt: job.acceptedAt.toISOString(), enqueued };
+/** An admission's answer; `warning` (only when there is one) says why the job will not run soon. */
+export function admissionView(job: Job, enqueued: boolean, warning?: string): z.infer<typeof Admission> {
+  const view = { jobId: job.jobId, threadId: job.threadId, status: job.status, acceptedAt: job.acceptedAt.toISOString(), enqueued };
+  return warning === undefined ? view : { ...view, warning };
 }
 
 export function eventView(e: JobEvent) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { type ZodType, z } from 'zod';
 import { ApiError } from './http-errors';
-import { jsonBodyProblem } from './json-body';
+import { envelopeProblem } from './json-body';
 
 const PARTS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
@@ -24,7 +24,8 @@ export function describeZodIssues(part: string, issues: readonly z.core.$ZodIssu
  * 400 invalid_request naming the field), serialises replies with JSON.stringify, and only the
  * JSON parser remains (text/plain, every other type and JSON in a charset other than UTF-8 answer
  * 415). A JSON body PostgreSQL cannot store or the server cannot safely walk (jsonBodyProblem)
- * answers 400 invalid_request before any route sees it.
+ * answers 400 invalid_request before any route sees it, except the items of a route's
+ * `config.jsonItems` list (the batch's jobs), which that route checks one by one.
  */
 export function installZodCompilers(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -38,7 +39,8 @@ export function installZodCompilers(app: FastifyInstance): void {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.removeAllContentTypeParsers();
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // JSON.parse makes `__proto__` an own field, never the prototype: jsonBodyProblem then refuses it by name.
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // The body was read as UTF-8: another charset would parse as garbage (or, worse, as other text).
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
@@ -49,7 +51,7 @@ export function installZodCompilers(app: FastifyInstance): void {
     if (body === '') return done(null, undefined);
     return parseJson(request, body as string, (err, value) => {
       if (err) return done(err);
-      const problem = jsonBodyProblem(value);
+      const problem = envelopeProblem(value, (request.routeOptions.config as { jsonItems?: string } | undefined)?.jsonItems);
       return problem ? done(new ApiError(400, 'invalid_request', problem)) : done(null, value);
     });
   });

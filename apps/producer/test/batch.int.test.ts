@@ -2,6 +2,7 @@ import { deliveryId } from '@runledger/queue';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { waitFor } from '../../../test/support/db';
 import { type Proc, spawnWorker, stackEnv } from '../../../test/support/stack';
+import { MAX_JSON_DEPTH } from '../src/json-body';
 import { admissionModes, allJobs, type Harness, startHarness } from './harness';
 
 describe.each(admissionModes())('POST /v1/jobs/batch ($name)', ({ backend, groupCommit }) => {
@@ -65,6 +66,43 @@ describe.each(admissionModes())('POST /v1/jobs/batch ($name)', ({ backend, group
     const results = r.json().results as Array<{ status: number; body: { jobId?: string } }>;
     expect(results.map((x) => x.status)).toEqual([202, 200, 409]);
     expect(results[1]!.body.jobId).toBe(results[0]!.body.jobId);
+  });
+
+  it('one job with a NUL, a lone surrogate, nesting past the limit or a __proto__ field refuses only itself (400 naming it)', async () => {
+    const before = await allJobs(h.db);
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_JSON_DEPTH + 5; i++) deep = { d: deep };
+    const ok = { graph: 'echo', input: { steps: 1 } };
+    const jobs = [
+      ok,
+      { ...ok, metadata: { note: 'a\u0000b' } },
+      ok,
+      { ...ok, metadata: { note: '\ud800' } },
+      { ...ok, metadata: deep },
+      { ...ok, metadata: { PROTO: 1 } },
+      ok,
+    ];
+    // JSON.stringify of an object literal cannot carry a "__proto__" field: it is written into the text.
+    const payload = JSON.stringify({ jobs }).replace('"PROTO"', '"__proto__"');
+    const r = await h.app.inject({ method: 'POST', url: '/v1/jobs/batch', payload, headers: { 'content-type': 'application/json' } });
+    expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
+    const results = r.json().results as Array<{ status: number; body: { jobId?: string; error?: { code: string; message: string } } }>;
+    expect(results.map((x) => x.status)).toEqual([202, 400, 202, 400, 400, 400, 202]);
+    const messages = results.map((x) => x.body.error?.message);
+    expect(messages[1]).toBe('body.jobs[1].metadata.note contains the NUL character (\\u0000), which PostgreSQL cannot store.');
+    expect(messages[3]).toMatch(/^body\.jobs\[3\]\.metadata\.note contains a lone UTF-16 surrogate/);
+    expect(messages[4]).toMatch(/^body\.jobs\[4\]\.metadata\.d\.d.*nested more than 100 levels deep/);
+    expect(messages[5]).toMatch(/^body\.jobs\[5\]\.metadata: the field name "__proto__" is refused/);
+    const created = [0, 2, 6].map((i) => results[i]!.body.jobId as string);
+    expect((await allJobs(h.db)).map((j) => j.jobId).sort()).toEqual([...before.map((j) => j.jobId), ...created].sort());
+    // Outside the jobs list the body is checked as before: the whole request answers 400.
+    const envelope = await h.app.inject({
+      method: 'POST',
+      url: '/v1/jobs/batch',
+      payload: '{"jobs":[{"graph":"echo","input":{}}],"x":"\\u0000"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([envelope.statusCode, envelope.json().error.message]).toEqual([400, expect.stringMatching(/^body\.x contains the NUL character/)]);
   });
 
   it('refuses a batch over the limit, an empty one and the Idempotency-Key header with 400, writing nothing', async () => {

@@ -63,6 +63,21 @@ describe('bad input answers 4xx, not 500, and writes nothing', () => {
     ['metadata nested 5,000 levels', () => post('/v1/jobs', `{"graph":"echo","input":{},"metadata":${deep(5_000)}}`), 400, 'invalid_request', 'nested'],
     ['input nested 5,000 levels', () => post('/v1/jobs', `{"graph":"echo","input":${deep(5_000)}}`), 400, 'invalid_request', 'nested'],
     ['a resume value nested 5,000 levels', () => post(`/v1/jobs/${jobId}/resume`, `{"resume":${deep(5_000)}}`), 400, 'invalid_request', 'body.resume'],
+    // Refused by name, not as "not valid JSON": the JSON is valid, the field name is the problem.
+    [
+      'a __proto__ field',
+      () => post('/v1/jobs', '{"graph":"echo","input":{"__proto__":{"steps":2}}}'),
+      400,
+      'invalid_request',
+      'body.input: the field name "__proto__"',
+    ],
+    [
+      'a constructor.prototype field',
+      () => post('/v1/jobs', '{"graph":"echo","input":{},"metadata":{"constructor":{"prototype":{"x":1}}}}'),
+      400,
+      'invalid_request',
+      'body.metadata: the field name "constructor"',
+    ],
     ['a cancel note with a NUL', () => post(`/v1/jobs/${jobId}/cancel`, '{"note":"a\\u0000"}'), 400, 'invalid_request', 'body.note'],
     [
       'a UTF-16 JSON body',

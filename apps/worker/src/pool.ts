@@ -6,17 +6,23 @@ export type PoolSpec = ReadonlyMap<string, number | undefined>;
 
 /**
  * Parses `echo,vacation:2` (a graph, or graph:limit): the pool this worker serves, with per-graph
- * concurrency limits. Throws one readable line for a malformed entry.
+ * concurrency limits. Throws one readable line for a malformed entry or a graph named twice.
  */
 export function parsePool(spec: string): PoolSpec {
   const pool = new Map<string, number | undefined>();
+  const entries = new Map<string, string>();
   for (const raw of spec.split(',')) {
     const entry = raw.trim();
     if (entry === '') continue;
     const m = /^([^:@\s]+)(?::(\d+))?$/.exec(entry);
     const limit = m?.[2] === undefined ? undefined : Number(m[2]);
     if (!m || limit === 0) throw new Error(`RUNLEDGER_WORKER_GRAPHS: "${entry}" is not a graph name or graph:limit (limit ≥ 1), e.g. echo,vacation:2`);
-    pool.set(m[1] as string, limit);
+    const graph = m[1] as string;
+    // Which limit would hold is a guess either way: say so rather than keep one silently.
+    const earlier = entries.get(graph);
+    if (earlier !== undefined) throw new Error(`RUNLEDGER_WORKER_GRAPHS: "${graph}" is named twice ("${earlier}" and "${entry}"); name each graph once`);
+    entries.set(graph, entry);
+    pool.set(graph, limit);
   }
   if (pool.size === 0) throw new Error('RUNLEDGER_WORKER_GRAPHS: names no graph; leave it unset to serve every graph');
   return pool;

@@ -72,4 +72,14 @@ export { checkThreadKey, DEFAULT_TENANT, langGraphThreadId, RESERVED_THREAD_PREF
 export { readTraceContext, recordTraceContext } from './trace-context';
 export { type TruncateParts, truncateTenant } from './truncate';
 export type * from './types';
-export { graphVersionKey, listWorkers, registerWorker, retireWorker, type WorkerAnnouncement, type WorkerInfo } from './workers';
+export {
+  graphVersionKey,
+  listLiveServes,
+  listWorkers,
+  noLiveWorkerServes,
+  registerWorker,
+  retireWorker,
+  unservedLine,
+  type WorkerAnnouncement,
+  type WorkerInfo,
+} from './workers';

@@ -45,6 +45,28 @@ export function graphVersionKey(graph: string, version: string | null): string {
   return `${graph}@${version ?? '*'}`;
 }
 
+/** The sentence every reader shows for a job no live worker can run now (API `waitingFor`, CLI, dashboard). */
+export function noLiveWorkerServes(graph: string, version: string | null): string {
+  return `no live worker serves ${graphVersionKey(graph, version)}`;
+}
+
+/** A line for a graph and version whose jobs wait (Ledger.countWaitingForVersion): `no live worker serves vacation@1.0.0 (2 jobs wait)`. */
+export function unservedLine(w: { graph: string; version: string | null; count: number }): string {
+  return `${noLiveWorkerServes(w.graph, w.version)} (${w.count} ${w.count === 1 ? 'job waits' : 'jobs wait'})`;
+}
+
+/**
+ * The graphVersionKeys live workers serve now (seen within 5 s, not stopped); empty when no live
+ * worker announced anything. Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
+ */
+export async function listLiveServes(db: Queryable): Promise<Set<string>> {
+  try {
+    return new Set((await db.query(sql('list_live_serves'))).rows.map((r) => r.key as string));
+  } catch (err) {
+    throw wrapDbError(err);
+  }
+}
+
 /** Records a starting worker and what it serves, replacing an earlier process's announcement under the same id. */
 export async function registerWorker(db: Queryable, workerId: string, info: WorkerAnnouncement): Promise<void> {
   try {

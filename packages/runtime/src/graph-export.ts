@@ -1,5 +1,6 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { GraphEntry } from './langgraph-config';
+import { messageChannels, messagesProblem } from './message-input';
 import type { GraphDefinition, RunnableGraph } from './registry';
 
 /**
@@ -109,9 +110,12 @@ const isZodObject = (v: unknown): v is ZodObjectLike => isObject(v) && typeof v.
  * The input check a StateGraph allows: a JSON object whose fields are the graph's input
  * channels (Annotation or zod state), and, for a zod state, values that pass the schema (every
  * field optional, as an input is a partial update; an explicit `input` schema is used as is).
+ * A messages channel's value must be messages LangChain can coerce (messagesProblem).
  */
 export function inputCheck(id: string, builder: StateGraphLike): (input: unknown) => string | undefined {
-  const channels = isObject(builder._inputDefinition) ? Object.keys(builder._inputDefinition) : [];
+  const definition = isObject(builder._inputDefinition) ? builder._inputDefinition : {};
+  const channels = Object.keys(definition);
+  const messages = messageChannels(definition);
   const own = builder._inputRuntimeDefinition;
   const state = builder._schemaRuntimeDefinition;
   const schema = isZodObject(own) ? own : isZodObject(state) ? state.partial() : undefined;
@@ -120,6 +124,10 @@ export function inputCheck(id: string, builder: StateGraphLike): (input: unknown
     const unknown = Object.keys(input).filter((k) => !channels.includes(k));
     if (channels.length > 0 && unknown.length > 0) {
       return `${id} input: unknown field(s) ${unknown.join(', ')}; the graph's input fields are ${channels.join(', ')}`;
+    }
+    for (const name of messages) {
+      const problem = name in input ? messagesProblem(name, input[name]) : undefined;
+      if (problem) return `${id} input: ${problem}`;
     }
     const result = schema?.safeParse(input);
     if (!result || result.success) return undefined;

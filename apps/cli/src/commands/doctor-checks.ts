@@ -1,4 +1,4 @@
-import { type Ledger, listWorkers, type Queryable, schemaVersion, serverVersion } from '@runledger/ledger/core';
+import { type Ledger, listWorkers, type Queryable, schemaVersion, serverVersion, unservedLine } from '@runledger/ledger/core';
 import type { DeliveryData } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -65,6 +65,18 @@ export async function checkWorkers(db: Queryable): Promise<CheckResult> {
     'workers',
     `no heartbeat in the last ${LIVE_WORKER_MS / 1000} s${seen}`,
     'start workers with `npm run worker` (or `npm start`); accepted jobs wait until one runs.',
+  );
+}
+
+/** Every job ready to run has a live worker serving its graph and version (a pool or version nobody serves leaves its jobs waiting). */
+export async function checkServed(ledger: Ledger): Promise<CheckResult> {
+  const waiting = await ledger.countWaitingForVersion();
+  if (waiting.length === 0) return ok('served', 'every job ready to run has a live worker serving its graph and version');
+  const versions = waiting.map((w) => (w.version === null ? w.graph : `${w.graph} at ${w.version}`));
+  return fail(
+    'served',
+    waiting.map(unservedLine).join('; '),
+    `start a worker serving ${versions.join(', ')} (\`runledger worker --graphs <graph>\` built at that version: RUNLEDGER_BUILD_ID or package.json), or move the jobs with \`runledger upgrade\`.`,
   );
 }
 

@@ -1,10 +1,11 @@
 import type { CliContext } from '../context';
 import { redactUrl } from '../redact';
-import { type CheckResult, checkPostgres, checkQueue, checkRedis, checkSchema, checkWorkers } from './doctor-checks';
+import { type CheckResult, checkPostgres, checkQueue, checkRedis, checkSchema, checkServed, checkWorkers } from './doctor-checks';
 
 /**
  * `runledger doctor`: checks PostgreSQL (reachable, version), the schema's migrations, the queue
- * (Redis eviction policy and persistence, or BullMQ's PostgreSQL backend) and live workers; prints
+ * (Redis eviction policy and persistence, or BullMQ's PostgreSQL backend), live workers and whether they
+ * serve every waiting job's graph and version; prints
  * what to fix for each failure. Returns 0 when everything passed, 1 otherwise.
  */
 export async function doctor(ctx: CliContext): Promise<number> {
@@ -16,7 +17,8 @@ export async function doctor(ctx: CliContext): Promise<number> {
   results.push(pg);
   const dbUp = pg.status === 'ok';
   const skip = (name: string): CheckResult => ({ name, status: 'skip', detail: 'skipped: PostgreSQL is unreachable' });
-  results.push(dbUp ? await checkSchema(ctx.ledger.pool, env.schema) : skip('schema'));
+  const schema = dbUp ? await checkSchema(ctx.ledger.pool, env.schema) : skip('schema');
+  results.push(schema);
   if (env.queue.backend === 'redis') {
     const redis = await checkRedis(env.queue.redisUrl ?? '');
     results.push(...redis);
@@ -25,6 +27,8 @@ export async function doctor(ctx: CliContext): Promise<number> {
     results.push(dbUp ? await checkQueue(await ctx.queue(), `BullMQ PostgreSQL backend, schema ${env.schema}_queue`) : skip('queue'));
   }
   results.push(dbUp ? await checkWorkers(ctx.ledger.pool) : skip('workers'));
+  // Its statement reads columns of the latest migrations.
+  results.push(schema.status === 'ok' ? await checkServed(ctx.ledger) : { name: 'served', status: 'skip', detail: `skipped: ${schema.detail}` });
 
   const width = Math.max(...results.map((r) => r.name.length));
   for (const r of results) {

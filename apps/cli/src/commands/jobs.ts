@@ -1,4 +1,13 @@
-import { ALL_STATUSES, conversationOf, countThreadCheckpoints, interruptQuestions, type Job, type JobStatus } from '@runledger/ledger/core';
+import {
+  ALL_STATUSES,
+  conversationOf,
+  countThreadCheckpoints,
+  interruptQuestions,
+  type Job,
+  type JobStatus,
+  noLiveWorkerServes,
+  unservedLine,
+} from '@runledger/ledger/core';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
 import { conversationLines } from '../conversation-text';
@@ -18,7 +27,10 @@ export async function listJobs(ctx: CliContext, o: ListOptions): Promise<void> {
   if (o.status && !ALL_STATUSES.includes(o.status as JobStatus)) {
     throw new CliError(`--status must be one of ${ALL_STATUSES.join(', ')}; got "${o.status}".`, 2);
   }
-  const page = await ctx.ledger.list({ status: o.status as JobStatus | undefined, graph: o.graph, threadId: o.threadId, limit: o.limit ?? 20 });
+  const [page, unserved] = await Promise.all([
+    ctx.ledger.list({ status: o.status as JobStatus | undefined, graph: o.graph, threadId: o.threadId, limit: o.limit ?? 20 }),
+    ctx.ledger.countWaitingForVersion(),
+  ]);
   if (o.json) {
     ctx.print(JSON.stringify(page));
     return;
@@ -28,13 +40,20 @@ export async function listJobs(ctx: CliContext, o: ListOptions): Promise<void> {
     return;
   }
   const now = new Date();
-  // A job waiting for its thread says behind which job (its first 8 characters).
-  const status = (j: Job) => (j.blockedBy ? `${j.status}, waits for ${j.blockedBy.slice(0, 8)}` : j.status);
+  // A waiting job says what for: the job holding its thread (its first 8 characters), or a worker.
+  const status = (j: Job) =>
+    j.blockedBy
+      ? `${j.status}, waits for ${j.blockedBy.slice(0, 8)}`
+      : j.versionServed === false
+        ? `${j.status}, ${noLiveWorkerServes(j.graph, j.graphVersion)}`
+        : j.status;
   // A job on a thread of its own (the thread id is the job id) shows "-" rather than its id twice.
   const thread = (j: Job) => (j.threadId === j.jobId ? '-' : j.threadId);
   const rows = page.jobs.map((j) => [j.jobId, j.graph, status(j), `${j.attempt}/${j.maxAttempts}`, ago(j.acceptedAt, now), j.leaseOwner ?? '-', thread(j)]);
   ctx.print(table(['JOB', 'GRAPH', 'STATUS', 'ATTEMPT', 'ACCEPTED', 'LEASE OWNER', 'THREAD'], rows));
   if (page.nextCursor) ctx.print(ctx.paint.dim(`(newest ${page.jobs.length} shown; raise --limit to see more)`));
+  // Over the whole ledger, not just this page: jobs that cannot run until a worker serving them starts.
+  for (const w of unserved) ctx.print(ctx.paint.yellow(`Waiting: ${unservedLine(w)}; start a worker serving it (see runledger doctor).`));
 }
 
 function details(job: Job): Array<[string, string]> {

@@ -1,4 +1,4 @@
-import { ALL_STATUSES, type Job } from '@runledger/ledger';
+import { ALL_STATUSES, type Job, noLiveWorkerServes, unservedLine } from '@runledger/ledger';
 import { badge, type Html, html, layout, time } from './html';
 
 /** The list's filters as they arrive in the query string. */
@@ -17,6 +17,8 @@ export interface ListPageData {
   graphs: string[];
   /** Chart window in hours. */
   hours: number;
+  /** Jobs ready to run that no live worker serves, by graph and version (Ledger.countWaitingForVersion). */
+  unserved: Array<{ graph: string; version: string | null; count: number }>;
 }
 
 /** Query string of `filter` with `extra` applied (undefined removes a key). */
@@ -52,10 +54,22 @@ const threadCell = (j: Job) =>
     ? html`<span class="muted" title="a thread of its own">–</span>`
     : html`<a href="${listUrl({ threadId: j.threadId })}">${j.threadId}</a>`;
 
+/** Graphs and versions whose jobs wait for a worker, over the whole ledger: the list alone would look healthy. */
+function unservedBanner(unserved: ListPageData['unserved']): Html | string {
+  if (unserved.length === 0) return '';
+  return html`<p class="error" role="status">Jobs that cannot run now: ${unserved.map((w, i) => html`${i > 0 ? '; ' : ''}${unservedLine(w)}`)}. Start a worker serving it (<span class="mono">runledger doctor</span> says how).</p>`;
+}
+
+/** The status, and for a job no live worker serves, that it waits for one. */
+const statusCell = (j: Job) =>
+  j.versionServed === false && j.status !== 'interrupted'
+    ? html`${badge(j.status)} <span class="muted">${noLiveWorkerServes(j.graph, j.graphVersion)}</span>`
+    : badge(j.status);
+
 function jobTable(jobs: Job[]): Html {
   if (jobs.length === 0) return html`<p class="muted">No jobs match.</p>`;
   const row = (j: Job) => html`<tr data-job-id="${j.jobId}">
-<td><a href="${jobUrl(j.jobId)}">${j.jobId}</a></td><td>${j.graph}</td><td class="mono">${threadCell(j)}</td><td>${badge(j.status)}</td>
+<td><a href="${jobUrl(j.jobId)}">${j.jobId}</a></td><td>${j.graph}</td><td class="mono">${threadCell(j)}</td><td>${statusCell(j)}</td>
 <td>${j.attempt}/${j.maxAttempts}</td><td>${time(j.acceptedAt)}</td><td>${time(j.updatedAt)}</td></tr>`;
   return html`<table class="jobs"><thead><tr><th>Job</th><th>Graph</th><th>Thread</th><th>Status</th><th>Attempt</th><th>Accepted</th><th>Updated</th></tr></thead>
 <tbody>${jobs.map(row)}</tbody></table>`;
@@ -74,6 +88,6 @@ function charts(filter: ListFilter, hours: number): Html {
 export function listPage(d: ListPageData): string {
   const paging = html`<nav class="paging">${d.filter.cursor ? html`<a href="${listUrl(d.filter, { cursor: undefined })}">« First page</a>` : ''}
 ${d.nextCursor ? html`<a rel="next" href="${listUrl(d.filter, { cursor: d.nextCursor })}">Next page »</a>` : ''}</nav>`;
-  const body = html`<h1>Jobs</h1>${countsBar(d.counts, d.filter)}${filterForm(d.filter, d.graphs)}${jobTable(d.jobs)}${paging}${charts(d.filter, d.hours)}`;
+  const body = html`<h1>Jobs</h1>${unservedBanner(d.unserved)}${countsBar(d.counts, d.filter)}${filterForm(d.filter, d.graphs)}${jobTable(d.jobs)}${paging}${charts(d.filter, d.hours)}`;
   return layout('Jobs', body, { charts: true });
 }

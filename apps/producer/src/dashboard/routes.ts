@@ -45,12 +45,13 @@ export async function dashboardRoutes(app: FastifyInstance, deps: RouteDeps): Pr
       threadId: field(q, 'threadId'),
       cursor: /^\d+$/.test(field(q, 'cursor') ?? '') ? field(q, 'cursor') : undefined,
     };
-    const [counts, page] = await Promise.all([
+    const [counts, page, unserved] = await Promise.all([
       ledger.countByStatus(),
       ledger.list({ ...filter, status: filter.status as JobStatus | undefined, limit: PAGE_SIZE }),
+      ledger.countWaitingForVersion(),
     ]);
     const graphs = [...deps.graphs.keys()];
-    return sendHtml(reply, listPage({ counts, filter, jobs: page.jobs, nextCursor: page.nextCursor, graphs, hours: hoursOf(q) }));
+    return sendHtml(reply, listPage({ counts, filter, jobs: page.jobs, nextCursor: page.nextCursor, graphs, hours: hoursOf(q), unserved }));
   });
 
   app.get('/admin/jobs/:jobId', hide, async (request, reply) => {

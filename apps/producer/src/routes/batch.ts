@@ -1,6 +1,7 @@
 import type { AdmitRequest } from '@runledger/ledger';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, toHttpError } from '../http-errors';
+import { jsonBodyProblem } from '../json-body';
 import type { RouteDeps } from '../options';
 import { BatchAnswer, BatchBody, ErrorBody, MAX_BATCH_JOBS, SubmitBody } from '../schemas';
 import { admissionView } from '../views';
@@ -18,6 +19,8 @@ export async function batchRoutes(app: FastifyInstance, deps: RouteDeps): Promis
   app.post(
     '/v1/jobs/batch',
     {
+      // The body parser leaves the jobs' own content to the loop below, so one bad job refuses only itself.
+      config: { jsonItems: 'jobs' },
       schema: {
         summary: 'Submit many jobs at once',
         description: `Admits up to ${MAX_BATCH_JOBS} jobs in one request: the valid ones are committed to the ledger together (one statement) and queued with one addBulk. The request answers 200 with one result per job, in order, each holding the status and body POST /v1/jobs would answer for that job alone (202 new, 200 same idempotency key and request, 409 idempotency_conflict or thread_busy, 400 invalid_request, 422 unknown_graph or invalid_input). Nothing is written for a refused job, and it does not refuse the others. Give each job its own idempotencyKey to retry a batch safely. A malformed batch (no jobs array, more than ${MAX_BATCH_JOBS} jobs) answers 400 and writes nothing; a body over BODY_LIMIT_BYTES answers 413. 503 when PostgreSQL is unreachable: retry with the same keys.`,
@@ -35,8 +38,10 @@ export async function batchRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       const admissions: AdmitRequest[] = [];
       const positions: number[] = [];
       jobs.forEach((item, i) => {
-        const parsed = SubmitBody.safeParse(item);
         try {
+          const stored = jsonBodyProblem(item, `body.jobs[${i}]`);
+          if (stored) throw new ApiError(400, 'invalid_request', stored);
+          const parsed = SubmitBody.safeParse(item);
           if (!parsed.success) throw new ApiError(400, 'invalid_request', describeZodIssues(`body.jobs.${i}`, parsed.error.issues));
           admissions.push(admissionRequest(request, deps, parsed.data, parsed.data.idempotencyKey));
           positions.push(i);
@@ -49,7 +54,8 @@ export async function batchRoutes(app: FastifyInstance, deps: RouteDeps): Promis
       outcomes.forEach((o, k) => {
         const i = positions[k]!;
         if (!('error' in o)) {
-          answers[i] = { status: o.created ? 202 : 200, body: admissionView(o.job, o.enqueued) };
+          const warning = o.job.status === 'accepted' ? deps.served.warning(o.job.graph, o.job.graphVersion) : undefined;
+          answers[i] = { status: o.created ? 202 : 200, body: admissionView(o.job, o.enqueued, warning) };
           return;
         }
         const err = toHttpError(o.error);

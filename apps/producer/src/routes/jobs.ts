@@ -35,7 +35,8 @@ export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<
       }
       const admission = admissionRequest(request, deps, body, body.idempotencyKey ?? headerKey);
       const { job, created, enqueued } = await admitter.admit(admission, request.log);
-      return reply.code(created ? 202 : 200).send(admissionView(job, enqueued));
+      const warning = job.status === 'accepted' ? deps.served.warning(job.graph, job.graphVersion) : undefined;
+      return reply.code(created ? 202 : 200).send(admissionView(job, enqueued, warning));
     },
   );
 

@@ -1,11 +1,12 @@
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
+import { messagesProblem } from '../message-input';
 import type { GraphDefinition } from '../registry';
 import { describeIssues } from './input';
 
-const Message = z.union([z.string(), z.object({ role: z.string().optional(), type: z.string().optional(), content: z.unknown() }).passthrough()]);
-const ChatInput = z.object({ messages: z.union([Message, z.array(Message)]), tokenDelayMs: z.number().int().min(0).max(10_000).optional() }).strict();
+// Which messages are valid is LangChain's decision (messagesProblem), not a schema of ours.
+const ChatInput = z.object({ messages: z.unknown(), tokenDelayMs: z.number().int().min(0).max(10_000).optional() }).strict();
 
 const State = Annotation.Root({
   ...MessagesAnnotation.spec,
@@ -25,7 +26,11 @@ async function reply(state: typeof State.State, config: LangGraphRunnableConfig)
 export const chatGraph: GraphDefinition = {
   name: 'chat',
   description: 'Replies "You said: <last message>" through a fake streaming chat model; input { messages, tokenDelayMs? }.',
-  validateInput: (input) => describeIssues('chat', ChatInput.safeParse(input)),
+  validateInput: (input) => {
+    const parsed = ChatInput.safeParse(input);
+    const problem = parsed.success ? messagesProblem('messages', parsed.data.messages) : undefined;
+    return problem ? `chat input: ${problem}` : describeIssues('chat', parsed);
+  },
   build(checkpointer) {
     return new StateGraph(State).addNode('reply', reply).addEdge(START, 'reply').addEdge('reply', END).compile({ checkpointer });
   },
