@@ -63,6 +63,10 @@ const Env = z.object({
    * queues on its own (the ledger still shares statements between concurrent admissions).
    */
   ADMISSION_BATCH_MS: int(0, 50).default(1),
+  /** LangGraph API streams, joins and waits this producer holds open at once; beyond it they answer 429. Default 2000. */
+  MAX_OPEN_STREAMS: int(1, 1_000_000).default(2_000),
+  /** The same, per tenant. Default 200. */
+  MAX_OPEN_STREAMS_PER_TENANT: int(1, 1_000_000).default(200),
   /** How often this producer fires due crons, in ms; 0 = never (another producer does). Default 1000. */
   CRON_TICK_MS: int(0, 60_000).default(1_000),
   /**

@@ -103,6 +103,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     logger: { level: config.LOG_LEVEL },
     crashAt: config.RUNLEDGER_TEST_CRASH_AT,
     corsOrigins: config.RUNLEDGER_CORS_ORIGINS,
+    streams: { limits: { max: config.MAX_OPEN_STREAMS, perTenant: config.MAX_OPEN_STREAMS_PER_TENANT } },
     security: secured.security,
   });
   const log = app.log;

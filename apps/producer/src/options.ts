@@ -4,6 +4,15 @@ import type { GraphRegistry } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { FastifyServerOptions } from 'fastify';
 import type { Admitter } from './admitter';
+import type { OpenStreamLimits } from './langgraph-api/open-streams';
+
+/** The LangGraph API's streams, joins and waits: how many may be open, and an observer of the shared run tails. */
+export interface StreamOptions {
+  /** Beyond either limit a new stream, join or wait answers 429. Defaults 2,000 in all, 200 per tenant. */
+  limits?: Partial<OpenStreamLimits>;
+  /** Called at each poll of a run's shared tail (one poller per watched run, however many clients watch). */
+  onTailPoll?: (runId: string) => void;
+}
 
 /** What the producer app needs; main.ts opens these, tests pass real ones. The caller closes them. */
 export interface AppOptions {
@@ -34,6 +43,7 @@ export interface AppOptions {
    * app): a list, or `*` for any. Default none: no CORS headers, browsers allow same-origin only.
    */
   corsOrigins?: string[] | '*';
+  streams?: StreamOptions;
   /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
   crashAt?: 'after_admit_commit';
 }

@@ -14,6 +14,8 @@ describe('producer environment', () => {
       QUEUE_PREFIX: 'runledger',
       BODY_LIMIT_BYTES: 1024 * 1024,
       MAX_BACKLOG: 100_000,
+      MAX_OPEN_STREAMS: 2_000,
+      MAX_OPEN_STREAMS_PER_TENANT: 200,
       ADMISSION_BATCH_MS: 1,
       LOG_LEVEL: 'info',
       DELIVERY_KEEP_COMPLETED_HOURS: 24,
