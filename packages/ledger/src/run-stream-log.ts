@@ -66,6 +66,11 @@ export class RunStreamLog extends LedgerCore {
     return removed;
   }
 
+  /** A fresh id above every chunk id given so far (for an event the producer adds to a stream). */
+  async nextId(): Promise<number> {
+    return Number((await this.q('next_stream_event_id', [])).rows[0].id);
+  }
+
   /** The newest chunk id of a run; 0 when it has none. */
   async lastId(jobId: string): Promise<number> {
     return Number((await this.q('last_stream_event_id', [jobId])).rows[0]?.last_id ?? 0);

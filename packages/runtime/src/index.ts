@@ -8,6 +8,7 @@ export { applyProjectEnv, findLangGraphConfig, type GraphEntry, type LangGraphPr
 export { builtInGraphs, type GraphDefinition, type GraphRegistry, type LoadGraphsOptions, loadGraphs, type RunnableGraph } from './registry';
 export { breakpointsOf, commandOf, type GotoTarget, RUN_REQUEST_KEY, type RunCommand, type RunRequest, runRequestOf } from './run-request';
 export {
+  clientChunk,
   graphStreamModes,
   STREAM_MODES,
   STREAM_REQUEST_KEY,

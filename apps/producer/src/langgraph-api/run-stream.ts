@@ -22,10 +22,10 @@ interface SseMessage {
   data: unknown;
 }
 
-/** The events a join asked for by stream mode; run-level events (metadata, error, end) always pass. */
+/** The events a join asked for by stream mode; run-level events (metadata, error) always pass. */
 function modeFilter(modes: StreamMode[] | undefined): (event: string) => boolean {
   if (!modes?.length) return () => true;
-  const names = new Set<string>(['metadata', 'error', 'end']);
+  const names = new Set<string>(['metadata', 'error']);
   for (const m of modes) {
     if (m === 'messages-tuple') names.add('messages');
     else if (m === 'messages') for (const e of ['messages/metadata', 'messages/partial', 'messages/complete']) names.add(e);
@@ -36,9 +36,10 @@ function modeFilter(modes: StreamMode[] | undefined): (event: string) => boolean
 
 /**
  * A run's SSE events from its stream log after `afterId`, then (through the run's shared tail)
- * until the run settles, then `error` (a failed run, or one waiting for manual reconciliation) and
- * `end`. A run nobody asked to stream at admission (or whose log expired) has none: it gets a
- * `metadata` event and, at the end, its final values. Ends early when `signal` aborts.
+ * until the run settles, then `error` for a failed run (or one waiting for manual
+ * reconciliation); the stream then ends, with no event of its own, as the reference server's.
+ * A run nobody asked to stream at admission (or whose log expired) has no log: it gets
+ * `metadata` and, at the end, its final values, all without ids. Ends early when `signal` aborts.
  */
 async function* runEvents(d: LangGraphDeps, job: Job, afterId: number, signal: AbortSignal): AsyncGenerator<SseMessage> {
   // A finished run whose log retention removed is served like one that was never logged.
@@ -51,8 +52,11 @@ async function* runEvents(d: LangGraphDeps, job: Job, afterId: number, signal: A
   if (!settled) return;
   if (!logged && settled.status === 'completed') yield { event: 'values', data: await finalValues(d, settled) };
   const error = runError(settled);
-  if (error) yield { event: 'error', data: error };
-  yield { event: 'end', data: null };
+  if (!error) return;
+  if (!logged) yield { event: 'error', data: error };
+  // An id of its own above the log's (an event without one repeats the last id in SSE clients);
+  // a reconnect after it (an id above the log's last) gets nothing more.
+  else if (afterId <= (await d.streams.lastId(job.jobId))) yield { id: String(await d.streams.nextId()), event: 'error', data: error };
 }
 
 /** The first id to replay after: `Last-Event-ID` (-1 = from the start); absent = from the start, the log being durable. */
