@@ -134,7 +134,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(actionRoutes, deps);
   void app.register(threadRoutes, deps);
   void app.register(healthRoutes, deps);
-  void app.register(langGraphApi, { ...deps, streams: options.streams });
+  void app.register(langGraphApi, { ...deps, streams: options.streams, threadState: options.threadState });
   void app.register(dashboardRoutes, deps);
   void app.register(playgroundRoutes);
   installMetrics(app, new ProducerMetrics(options.ledger, options.queue));

@@ -104,6 +104,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     crashAt: config.RUNLEDGER_TEST_CRASH_AT,
     corsOrigins: config.RUNLEDGER_CORS_ORIGINS,
     streams: { limits: { max: config.MAX_OPEN_STREAMS, perTenant: config.MAX_OPEN_STREAMS_PER_TENANT } },
+    threadState: { maxBytes: config.MAX_THREAD_STATE_BYTES, historyMaxBytes: config.HISTORY_MAX_BYTES },
     security: secured.security,
   });
   const log = app.log;

@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import type { FastifyServerOptions } from 'fastify';
 import type { Admitter } from './admitter';
 import type { OpenStreamLimits } from './langgraph-api/open-streams';
+import type { ThreadStateLimits } from './langgraph-api/thread-state';
 
 /** The LangGraph API's streams, joins and waits: how many may be open, and an observer of the shared run tails. */
 export interface StreamOptions {
@@ -44,6 +45,7 @@ export interface AppOptions {
    */
   corsOrigins?: string[] | '*';
   streams?: StreamOptions;
+  threadState?: Partial<ThreadStateLimits>;
   /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
   crashAt?: 'after_admit_commit';
 }

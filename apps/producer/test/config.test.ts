@@ -16,6 +16,8 @@ describe('producer environment', () => {
       MAX_BACKLOG: 100_000,
       MAX_OPEN_STREAMS: 2_000,
       MAX_OPEN_STREAMS_PER_TENANT: 200,
+      MAX_THREAD_STATE_BYTES: 8 * 1024 * 1024,
+      HISTORY_MAX_BYTES: 4 * 1024 * 1024,
       ADMISSION_BATCH_MS: 1,
       LOG_LEVEL: 'info',
       DELIVERY_KEEP_COMPLETED_HOURS: 24,

@@ -3,7 +3,7 @@ import type { RouteDeps, StreamOptions } from '../options';
 import { Assistants } from './assistants';
 import { DEFAULT_OPEN_STREAM_LIMITS, OpenStreams } from './open-streams';
 import { RunTails } from './run-tails';
-import { ThreadStateReader } from './thread-state';
+import { DEFAULT_THREAD_STATE_LIMITS, type ThreadStateLimits, ThreadStateReader } from './thread-state';
 
 /** What the LangGraph Server API routes share: the producer's deps plus the API's own records. */
 export interface LangGraphDeps extends RouteDeps {
@@ -14,9 +14,10 @@ export interface LangGraphDeps extends RouteDeps {
   /** One shared poller per streamed or joined run. */
   tails: RunTails;
   openStreams: OpenStreams;
+  stateLimits: ThreadStateLimits;
 }
 
-export function langGraphDeps(deps: RouteDeps, streamOptions: StreamOptions = {}): LangGraphDeps {
+export function langGraphDeps(deps: RouteDeps, streamOptions: StreamOptions = {}, stateLimits: Partial<ThreadStateLimits> = {}): LangGraphDeps {
   const options = { crypto: deps.ledger.payloadCodec };
   const streams = new RunStreamLog(deps.ledger.pool, options);
   const reads = {
@@ -33,6 +34,7 @@ export function langGraphDeps(deps: RouteDeps, streamOptions: StreamOptions = {}
     states: new ThreadStateReader(deps.ledger, deps.schema),
     tails: new RunTails(reads, streamOptions.onTailPoll),
     openStreams: new OpenStreams({ ...DEFAULT_OPEN_STREAM_LIMITS, ...streamOptions.limits }),
+    stateLimits: { ...DEFAULT_THREAD_STATE_LIMITS, ...stateLimits },
   };
 }
 

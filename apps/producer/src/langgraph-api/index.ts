@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteDeps, StreamOptions } from '../options';
 import { assistantRoutes } from './assistant-routes';
 import { langGraphDeps } from './context';
+import type { ThreadStateLimits } from './thread-state';
 
 export { corsOptions } from './cors';
 
@@ -16,8 +17,11 @@ import { threadRoutes } from './threads';
  * Client calls (/assistants, /threads, /runs). Same authentication (Bearer or x-api-key),
  * tenants, validation and error shape as /v1; a run is a job, admitted the same way.
  */
-export async function langGraphApi(app: FastifyInstance, deps: RouteDeps & { streams?: StreamOptions }): Promise<void> {
-  const d = langGraphDeps(deps, deps.streams);
+export async function langGraphApi(
+  app: FastifyInstance,
+  deps: RouteDeps & { streams?: StreamOptions; threadState?: Partial<ThreadStateLimits> },
+): Promise<void> {
+  const d = langGraphDeps(deps, deps.streams, deps.threadState);
   // LangChain objects (messages in thread values) go out as the reference server writes them.
   app.setReplySerializer((payload) => serializeChunk(payload));
   // Heartbeats are run-stream.ts's own `: ping` lines (the plugin's end with a blank line).
