@@ -2,7 +2,8 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { parseByteaArray } from '../src/bytea-array';
 
-const generic = pg.types.getTypeParser(1001, 'text') as (text: string) => unknown;
+// 1001: bytea[] (pg-types' TypeId lists scalar types only).
+const generic = pg.types.getTypeParser(1001 as never, 'text') as (text: string) => unknown;
 
 describe('parseByteaArray', () => {
   it.each([
