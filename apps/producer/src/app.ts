@@ -145,7 +145,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(actionRoutes, deps);
   void app.register(threadRoutes, deps);
   void app.register(healthRoutes, deps);
-  void app.register(langGraphApi, deps);
+  void app.register(langGraphApi, { ...deps, streams: options.streams, threadState: options.threadState });
   if (options.testHooks) void app.register(testHookRoutes, deps);
   void app.register(dashboardRoutes, deps);
   void app.register(playgroundRoutes);

@@ -65,6 +65,14 @@ const Env = z.object({
    * queues on its own (the ledger still shares statements between concurrent admissions).
    */
   ADMISSION_BATCH_MS: int(0, 50).default(1),
+  /** LangGraph API streams, joins and waits this producer holds open at once; beyond it they answer 429. Default 2000. */
+  MAX_OPEN_STREAMS: int(1, 1_000_000).default(2_000),
+  /** The same, per tenant. Default 200. */
+  MAX_OPEN_STREAMS_PER_TENANT: int(1, 1_000_000).default(200),
+  /** A LangGraph API state update that would leave a thread's values larger than this (bytes of JSON) answers 413. Default 8 MiB. */
+  MAX_THREAD_STATE_BYTES: int(1_024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
+  /** A thread history answer stops before the snapshot that would take it past this many bytes (X-Pagination-Next continues it). Default 4 MiB. */
+  HISTORY_MAX_BYTES: int(1_024, 1024 * 1024 * 1024).default(4 * 1024 * 1024),
   /** How often this producer fires due crons, in ms; 0 = never (another producer does). Default 1000. */
   CRON_TICK_MS: int(0, 60_000).default(1_000),
   /**

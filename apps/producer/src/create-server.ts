@@ -122,6 +122,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     crashAt: config.RUNLEDGER_TEST_CRASH_AT,
     testHooks: config.RUNLEDGER_TEST_HOOKS,
     corsOrigins: config.RUNLEDGER_CORS_ORIGINS,
+    streams: { limits: { max: config.MAX_OPEN_STREAMS, perTenant: config.MAX_OPEN_STREAMS_PER_TENANT } },
+    threadState: { maxBytes: config.MAX_THREAD_STATE_BYTES, historyMaxBytes: config.HISTORY_MAX_BYTES },
     security: secured.security,
     cronLimits: { maxPerTenant: config.CRON_MAX_PER_TENANT, minIntervalMs: config.CRON_MIN_INTERVAL_MS },
   });

@@ -4,7 +4,17 @@ import type { GraphConfigDefaults, GraphRegistry } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { FastifyServerOptions } from 'fastify';
 import type { Admitter } from './admitter';
+import type { OpenStreamLimits } from './langgraph-api/open-streams';
+import type { ThreadStateLimits } from './langgraph-api/thread-state';
 import type { ServedVersions } from './served-versions';
+
+/** The LangGraph API's streams, joins and waits: how many may be open, and an observer of the shared run tails. */
+export interface StreamOptions {
+  /** Beyond either limit a new stream, join or wait answers 429. Defaults 2,000 in all, 200 per tenant. */
+  limits?: Partial<OpenStreamLimits>;
+  /** Called at each poll of a run's shared tail (one poller per watched run, however many clients watch). */
+  onTailPoll?: (runId: string) => void;
+}
 
 /** What the producer app needs; main.ts opens these, tests pass real ones. The caller closes them. */
 export interface AppOptions {
@@ -44,6 +54,8 @@ export interface AppOptions {
    * less than `minIntervalMs` apart (422). Default 100 and 60,000 (CRON_MAX_PER_TENANT, CRON_MIN_INTERVAL_MS).
    */
   cronLimits?: CronLimits;
+  streams?: StreamOptions;
+  threadState?: Partial<ThreadStateLimits>;
   /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
   crashAt?: 'after_admit_commit';
 }

@@ -57,9 +57,9 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     expect(seen.some((e) => e.event === 'updates')).toBe(true);
     const lastValues = seen.filter((e) => e.event === 'values').at(-1)?.data as { messages: Array<{ content: string }> };
     expect(lastValues.messages.map((m) => m.content)).toEqual(['hello there', 'You said: hello there']);
-    // Every logged chunk has an id, rising strictly; `end` carries none (the SSE parser repeats the last).
-    expect(seen.at(-1)?.event).toBe('end');
-    const ids = seen.slice(0, -1).map((e) => Number(e.id));
+    // Every logged chunk has an id, rising strictly; no trailing event.
+    expect(seen.at(-1)?.event).toBe('values');
+    const ids = seen.map((e) => Number(e.id));
     expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] as number))).toBe(true);
   });
 
@@ -87,7 +87,7 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: '-1' })) replay.push(part);
     expect(replay[0]).toMatchObject({ event: 'metadata', data: { run_id: run.run_id, attempt: 1 } });
     expect(replay.filter((p) => p.event === 'messages').length).toBe('You said: replay me'.length);
-    expect(replay.at(-1)?.event).toBe('end');
+    expect(replay.at(-1)?.event).toBe('values');
     // From the middle: only what came after that id.
     const from = Number(replay[3]?.id);
     const tail = [];
@@ -102,11 +102,11 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     await client.runs.join(thread.thread_id, run.run_id);
     const events = [];
     for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: '-1', streamMode: ['updates'] })) events.push(part.event);
-    expect([...new Set(events)]).toEqual(['metadata', 'updates', 'end']);
+    expect([...new Set(events)]).toEqual(['metadata', 'updates']);
     const path = `${s.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`;
     const asJson = await fetch(`${path}?stream_mode=${encodeURIComponent('["values","messages-tuple"]')}`, { headers: { 'x-api-key': KEYS.acme } });
     const names = [...(await asJson.text()).matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
-    expect([...new Set(names)]).toEqual(['metadata', 'values', 'messages', 'end']);
+    expect([...new Set(names)]).toEqual(['metadata', 'values', 'messages']);
     const bad = await fetch(`${path}?stream_mode=everything`, { headers: { 'x-api-key': KEYS.acme } });
     expect(bad.status).toBe(400);
   });
@@ -218,7 +218,7 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     ).rejects.toThrow(/404/);
   });
 
-  it('a finished run whose log retention removed: joinStream answers metadata, its final values, end', async () => {
+  it('a finished run whose log retention removed: joinStream answers metadata and its final values', async () => {
     const client = sdkClient();
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, 'chat', { input: { messages: 'gone' }, streamMode: 'messages-tuple' });
@@ -226,7 +226,7 @@ describe.each(SDKS)('LangGraph API through the SDK: runs (SDK %s)', (sdk) => {
     expect(await new RunStreamLog(s.db.ledger.pool).expire(0)).toBeGreaterThan(0);
     const parts = [];
     for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: '-1' })) parts.push(part);
-    expect(parts.map((p) => p.event)).toEqual(['metadata', 'values', 'end']);
+    expect(parts.map((p) => p.event)).toEqual(['metadata', 'values']);
     expect((parts[1]?.data as { messages: Array<{ content: string }> } | undefined)?.messages.map((m) => m.content)).toEqual(['gone', 'You said: gone']);
   });
 
@@ -278,6 +278,8 @@ describe('LangGraph API on the wire', () => {
     const text = await r.text();
     expect(text).toMatch(/\n: ping\n(?!\n)/);
     expect(text).not.toContain(': ping\n\n');
-    expect(text.trimEnd().endsWith('event: end\ndata: null')).toBe(true);
+    // It ends with the run's last chunk (values), as LangGraph's server does: no trailing event.
+    expect(text).not.toContain('event: end');
+    expect(text.trimEnd().split('\n\n').at(-1)).toMatch(/^(id: \d+\n)?event: values\n/m);
   });
 });

@@ -135,6 +135,22 @@ function instrumentGraph(def: GraphDefinition, options: GraphInstrumentation): G
           })();
         };
       }
+      const streamEvents = graph.streamEvents?.bind(graph);
+      if (streamEvents) {
+        instrumented.streamEvents = (input, config) => {
+          const { traced, before } = begin(config);
+          return (async function* () {
+            try {
+              yield* streamEvents(input, { ...traced, version: 'v2' });
+            } catch (err) {
+              failed(err, config, before);
+              throw err;
+            } finally {
+              ended(before);
+            }
+          })();
+        };
+      }
       return instrumented;
     },
   };

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { LEDGER_TYPES } from './bytea-array';
 import { isConnectionError, LedgerError } from './errors';
 
 /** Anything that runs a query: a pool, or a client inside a caller's transaction. */
@@ -35,6 +36,7 @@ export function createPool(options: PoolOptions): pg.Pool {
     // 0.8 s for a statement that runs in 4 ms.
     options: `-c search_path=${schema},public -c jit=off`,
     connectionTimeoutMillis: 5_000,
+    types: LEDGER_TYPES,
   });
   // Without a listener an idle client's error (server restart) would crash the process.
   const onError = options.onError ?? ((err: Error) => console.error(`runledger: PostgreSQL client error: ${err.message}`));

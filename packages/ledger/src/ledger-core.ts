@@ -47,6 +47,8 @@ const PREPARED = new Set([
   'expire_leases',
   'list_undelivered',
   'list_limited_graphs',
+  // Every streamed or joined run's shared tail polls it (apps/producer run-tails.ts).
+  'tail_run_stream',
 ]);
 
 export const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));

@@ -1,6 +1,7 @@
 import { sealContext } from './crypto';
 import { LeaseLostError } from './errors';
 import { LedgerCore } from './ledger-core';
+import type { JobStatus } from './states';
 
 /** One chunk of a run's stream as the SSE endpoints replay it. */
 export interface StreamEvent {
@@ -34,12 +35,21 @@ export class RunStreamLog extends LedgerCore {
   /** Up to `limit` chunks of a run with an id above `afterId`, oldest first. */
   async read(jobId: string, afterId: number, limit = 500): Promise<StreamEvent[]> {
     const rows = (await this.q('list_stream_events', [jobId, afterId, limit])).rows;
-    return rows.map((r) => ({
-      id: Number(r.event_id),
-      attempt: r.attempt,
-      event: r.event,
-      data: this.crypto ? this.crypto.open(r.data, sealContextOf(jobId)) : r.data,
-    }));
+    return rows.map((r) => this.eventOf(jobId, r));
+  }
+
+  /**
+   * A run's status and up to `limit` chunks after `afterId` (none when `limit` is 0), read in one
+   * snapshot: when the status says the run ended, every chunk it wrote is there. Status null: no such job.
+   */
+  async tail(jobId: string, afterId: number, limit: number): Promise<{ status: JobStatus | null; events: StreamEvent[] }> {
+    const rows = (await this.q('tail_run_stream', [jobId, afterId, limit])).rows;
+    const events = rows.filter((r) => r.event_id !== null).map((r) => this.eventOf(jobId, r));
+    return { status: rows[0]?.status ?? null, events };
+  }
+
+  private eventOf(jobId: string, r: { event_id: string; attempt: number; event: string; data: unknown }): StreamEvent {
+    return { id: Number(r.event_id), attempt: r.attempt, event: r.event, data: this.crypto ? this.crypto.open(r.data, sealContextOf(jobId)) : r.data };
   }
 
   /**
@@ -54,6 +64,11 @@ export class RunStreamLog extends LedgerCore {
       if (n < batchSize) break;
     }
     return removed;
+  }
+
+  /** A fresh id above every chunk id given so far (for an event the producer adds to a stream). */
+  async nextId(): Promise<number> {
+    return Number((await this.q('next_stream_event_id', [])).rows[0].id);
   }
 
   /** The newest chunk id of a run; 0 when it has none. */

@@ -18,6 +18,7 @@ export {
 } from './run-config';
 export { breakpointsOf, commandOf, type GotoTarget, RUN_REQUEST_KEY, type RunCommand, type RunRequest, runRequestOf } from './run-request';
 export {
+  clientChunk,
   graphStreamModes,
   STREAM_MODES,
   STREAM_REQUEST_KEY,

@@ -15,6 +15,8 @@ import { ensurePlatformLogger } from './platform-logger';
 export interface RunnableGraph {
   invoke(input: unknown, config: Record<string, unknown>): Promise<unknown>;
   stream?(input: unknown, config: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  /** LangChain's `streamEvents` (version v2), for the LangGraph API's `events` stream mode. */
+  streamEvents?(input: unknown, config: Record<string, unknown> & { version: 'v2' }): AsyncIterable<unknown>;
   getState(config: { configurable: Record<string, unknown> }): Promise<StateSnapshot>;
   /**
    * LangGraph's output channels of `invoke` (a compiled graph's `streamChannelsAsIs`). When it is

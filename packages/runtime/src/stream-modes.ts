@@ -5,7 +5,7 @@
  */
 
 /** The stream modes of the LangGraph Server API that Runledger serves. */
-export const STREAM_MODES = ['values', 'updates', 'messages', 'messages-tuple', 'custom', 'tasks', 'checkpoints', 'debug'] as const;
+export const STREAM_MODES = ['values', 'updates', 'messages', 'messages-tuple', 'custom', 'tasks', 'checkpoints', 'debug', 'events'] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 
 /** The metadata key of a job's stream request. */
@@ -25,15 +25,47 @@ export function streamRequestOf(metadata: Record<string, unknown> | null | undef
   return modes.length ? { modes, subgraphs: raw.subgraphs === true } : undefined;
 }
 
-/** The modes to ask `graph.stream` for: `messages-tuple` is LangGraph's `messages`; legacy `messages` also needs `values`. */
+/**
+ * The modes to ask `graph.stream` for: `messages-tuple` is LangGraph's `messages`; legacy
+ * `messages` also needs `values`; `events` is no graph mode (the worker runs `streamEvents`), and
+ * alone it asks for `values`, which no client gets, so chunks keep their `[mode, chunk]` shape.
+ */
 export function graphStreamModes(request: StreamRequest): string[] {
   const modes = new Set<string>();
   for (const m of request.modes) {
     if (m === 'messages-tuple' || m === 'messages') modes.add('messages');
     if (m === 'messages') modes.add('values');
-    if (m !== 'messages-tuple' && m !== 'messages') modes.add(m);
+    if (m !== 'messages-tuple' && m !== 'messages' && m !== 'events') modes.add(m);
   }
+  if (modes.size === 0) modes.add('values');
   return [...modes];
+}
+
+/** The keys of a RunnableConfig a client may see; the rest (signal, callbacks, Runledger's run control) stays in the worker. */
+const CLIENT_CONFIG_KEYS = new Set(['tags', 'metadata', 'configurable', 'recursion_limit', 'run_name', 'run_id']);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * JSON text of a chunk for a client, as serializeChunk writes it, without the worker's run
+ * context: a config (an object with `configurable`) keeps only CLIENT_CONFIG_KEYS, its
+ * `configurable` loses `runledger` and LangGraph's internal `__…` keys (as the reference server
+ * drops them), and the worker's tenant-scoped thread id reads as the client's thread id.
+ */
+export function clientChunk(value: unknown, threadIds: { worker: string; client: string }): string {
+  return JSON.stringify(value ?? null, function (key, v) {
+    const raw = (this as Record<string, unknown>)[key] as { toDict?: () => { type: string; data: Record<string, unknown> } } | null;
+    if (raw !== null && typeof raw === 'object' && typeof raw.toDict === 'function') {
+      const { type, data } = raw.toDict();
+      return { ...data, type };
+    }
+    if (v === threadIds.worker) return threadIds.client;
+    if (isRecord(v) && isRecord(v.configurable)) {
+      const configurable = Object.fromEntries(Object.entries(v.configurable).filter(([k]) => k !== 'runledger' && !k.startsWith('__')));
+      return { ...Object.fromEntries(Object.entries(v).filter(([k]) => CLIENT_CONFIG_KEYS.has(k))), configurable };
+    }
+    return v;
+  });
 }
 
 /** JSON text of a chunk the way the reference server writes it: LangChain objects as `{ ...data, type }`. */
@@ -69,7 +101,7 @@ export class StreamEventMapper {
       return out;
     }
     if (mode === 'values' && wants('messages')) out.push(...this.completeMessages(chunk));
-    if (wants(mode as StreamMode)) out.push({ event: name(mode), data: chunk });
+    if (wants(mode as StreamMode)) out.push({ event: name(mode), data: mode === 'debug' || mode === 'checkpoints' ? debugView(mode, chunk) : chunk });
     return out;
   }
 
@@ -90,4 +122,25 @@ export class StreamEventMapper {
     for (const m of fresh) this.completed.add(m.id);
     return fresh.length ? [{ event: 'messages/complete', data: fresh }] : [];
   }
+}
+
+type DebugCheckpoint = { config?: unknown; parentConfig?: unknown; [k: string]: unknown };
+
+/** A checkpoint's id fields from its config, as the reference server adds them (`checkpoint`, `parent_checkpoint`). */
+function checkpointOf(config: unknown): Record<string, unknown> | null {
+  const c = isRecord(config) && isRecord(config.configurable) ? config.configurable : undefined;
+  if (!c || typeof c.thread_id !== 'string' || typeof c.checkpoint_id !== 'string') return null;
+  return { thread_id: c.thread_id, checkpoint_id: c.checkpoint_id, checkpoint_ns: c.checkpoint_ns ?? '', checkpoint_map: c.checkpoint_map ?? null };
+}
+
+/** A checkpoint as the reference server streams it: `parent_config` (snake case), with `checkpoint` and `parent_checkpoint`. */
+function checkpointView({ parentConfig, ...payload }: DebugCheckpoint) {
+  return { ...payload, parent_config: parentConfig, checkpoint: checkpointOf(payload.config), parent_checkpoint: checkpointOf(parentConfig) };
+}
+
+/** A `debug` chunk (its checkpoint payloads) or a `checkpoints` chunk in the reference server's shape. */
+function debugView(mode: 'debug' | 'checkpoints', chunk: unknown): unknown {
+  if (mode === 'checkpoints') return isRecord(chunk) ? checkpointView(chunk) : chunk;
+  const debug = chunk as { type?: string; payload?: unknown };
+  return debug?.type === 'checkpoint' && isRecord(debug.payload) ? { ...debug, payload: checkpointView(debug.payload) } : chunk;
 }

@@ -1,7 +1,9 @@
 import { LangGraphThreads, RunStreamLog, StoredAssistants } from '@runledger/ledger';
-import type { RouteDeps } from '../options';
+import type { RouteDeps, StreamOptions } from '../options';
 import { Assistants } from './assistants';
-import { ThreadStateReader } from './thread-state';
+import { DEFAULT_OPEN_STREAM_LIMITS, OpenStreams } from './open-streams';
+import { RunTails } from './run-tails';
+import { DEFAULT_THREAD_STATE_LIMITS, type ThreadStateLimits, ThreadStateReader } from './thread-state';
 
 /** What the LangGraph Server API routes share: the producer's deps plus the API's own records. */
 export interface LangGraphDeps extends RouteDeps {
@@ -9,16 +11,30 @@ export interface LangGraphDeps extends RouteDeps {
   threads: LangGraphThreads;
   streams: RunStreamLog;
   states: ThreadStateReader;
+  /** One shared poller per streamed or joined run. */
+  tails: RunTails;
+  openStreams: OpenStreams;
+  stateLimits: ThreadStateLimits;
 }
 
-export function langGraphDeps(deps: RouteDeps): LangGraphDeps {
+export function langGraphDeps(deps: RouteDeps, streamOptions: StreamOptions = {}, stateLimits: Partial<ThreadStateLimits> = {}): LangGraphDeps {
   const options = { crypto: deps.ledger.payloadCodec };
+  const streams = new RunStreamLog(deps.ledger.pool, options);
+  const reads = {
+    lastId: (jobId: string) => streams.lastId(jobId),
+    read: (jobId: string, afterId: number, limit: number) => streams.read(jobId, afterId, limit),
+    tail: (jobId: string, afterId: number, limit: number) => streams.tail(jobId, afterId, limit),
+    job: (jobId: string) => deps.ledger.get(jobId),
+  };
   return {
     ...deps,
     assistants: new Assistants(deps.graphs, new StoredAssistants(deps.ledger.pool, options), deps.graphConfig),
     threads: new LangGraphThreads(deps.ledger.pool, options),
-    streams: new RunStreamLog(deps.ledger.pool, options),
+    streams,
     states: new ThreadStateReader(deps.ledger, deps.schema),
+    tails: new RunTails(reads, streamOptions.onTailPoll),
+    openStreams: new OpenStreams({ ...DEFAULT_OPEN_STREAM_LIMITS, ...streamOptions.limits }),
+    stateLimits: { ...DEFAULT_THREAD_STATE_LIMITS, ...stateLimits },
   };
 }
 

@@ -1,10 +1,11 @@
 import fastifySse from '@fastify/sse';
 import { serializeChunk } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
-import type { RouteDeps } from '../options';
+import type { RouteDeps, StreamOptions } from '../options';
 import { assistantRoutes } from './assistant-routes';
 import { langGraphDeps } from './context';
 import { metaRoutes } from './meta';
+import type { ThreadStateLimits } from './thread-state';
 
 export { corsOptions } from './cors';
 export { testHookRoutes } from './test-hooks';
@@ -20,8 +21,11 @@ import { threadRoutes } from './threads';
  * Client calls (/assistants, /threads, /runs). Same authentication (Bearer or x-api-key),
  * tenants, validation and error shape as /v1; a run is a job, admitted the same way.
  */
-export async function langGraphApi(app: FastifyInstance, deps: RouteDeps): Promise<void> {
-  const d = langGraphDeps(deps);
+export async function langGraphApi(
+  app: FastifyInstance,
+  deps: RouteDeps & { streams?: StreamOptions; threadState?: Partial<ThreadStateLimits> },
+): Promise<void> {
+  const d = langGraphDeps(deps, deps.streams, deps.threadState);
   // LangChain objects (messages in thread values) go out as the reference server writes them.
   app.setReplySerializer((payload) => serializeChunk(payload));
   // Heartbeats are run-stream.ts's own `: ping` lines (the plugin's end with a blank line).

@@ -4,11 +4,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphDefinition } from '@runledger/runtime';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { admissionTenant, tenantScope } from '../security';
+import { admissionTenant } from '../security';
 import { assistantIdOf } from './assistants';
 import type { LangGraphDeps } from './context';
 import { createRun } from './run-admission';
-import { finalValues, settledJob } from './run-views';
+import { finalValues } from './run-views';
 import type { RunCreate } from './schemas';
 
 // In /openapi.json under the `langgraph` tag.
@@ -61,8 +61,8 @@ function mcpServer(d: LangGraphDeps, request: FastifyRequest): Server {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool (assistant) named "${params.name}".`);
     const body = { assistant_id: tool.assistantId, input: params.arguments ?? {} } as RunCreate;
     const { job } = await createRun(d, request, undefined, body, false);
-    const end = Date.now() + CALL_WAIT_MS;
-    const settled = await settledJob(d.ledger, job.jobId, tenantScope(request), () => Date.now() > end);
+    // On the run's shared tail, like every wait of this producer; given up after CALL_WAIT_MS.
+    const settled = await d.tails.settled(job.jobId, AbortSignal.timeout(CALL_WAIT_MS));
     if (!settled) return { content: [{ type: 'text', text: `Run ${job.jobId} is still running; join it with GET /runs/${job.jobId}/join.` }] };
     const values = await finalValues(d, settled);
     const failed = settled.status !== 'completed';

@@ -3,7 +3,7 @@ import { type StreamMode, streamRequestOf } from '@runledger/runtime';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
-import { tenantScope } from '../security';
+import { admissionTenant, tenantScope } from '../security';
 import { cancelRun, isRolledBack } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
@@ -13,8 +13,6 @@ import { isSettled, runError } from './status';
 
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
 const doc = { tags: ['langgraph'] };
-/** How often a stream looks for new chunks of a running run. */
-const TAIL_EVERY_MS = 50;
 /** `: ping` comment lines on a stream, so clients and proxies see it alive. */
 export const HEARTBEAT_MS = 2_000;
 
@@ -24,12 +22,10 @@ interface SseMessage {
   data: unknown;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The events a join asked for by stream mode; run-level events (metadata, error, end) always pass. */
+/** The events a join asked for by stream mode; run-level events (metadata, error) always pass. */
 function modeFilter(modes: StreamMode[] | undefined): (event: string) => boolean {
   if (!modes?.length) return () => true;
-  const names = new Set<string>(['metadata', 'error', 'end']);
+  const names = new Set<string>(['metadata', 'error']);
   for (const m of modes) {
     if (m === 'messages-tuple') names.add('messages');
     else if (m === 'messages') for (const e of ['messages/metadata', 'messages/partial', 'messages/complete']) names.add(e);
@@ -39,34 +35,28 @@ function modeFilter(modes: StreamMode[] | undefined): (event: string) => boolean
 }
 
 /**
- * A run's SSE events from its stream log after `afterId`, tailing until the run settles, then
- * `error` (a failed run, or one waiting for manual reconciliation) and `end`. A run nobody asked
- * to stream at admission (or whose log expired) has none: it gets a `metadata` event and, at the
- * end, its final values.
- * The worker writes a run's last chunks before its outcome, so one read after the settled status
- * finds them all.
+ * A run's SSE events from its stream log after `afterId`, then (through the run's shared tail)
+ * until the run settles, then `error` for a failed run (or one waiting for manual
+ * reconciliation); the stream then ends, with no event of its own, as the reference server's.
+ * A run nobody asked to stream at admission (or whose log expired) has no log: it gets
+ * `metadata` and, at the end, its final values, all without ids. Ends early when `signal` aborts.
  */
-async function* runEvents(d: LangGraphDeps, job: Job, tenant: string | undefined, afterId: number, open: () => boolean): AsyncGenerator<SseMessage> {
+async function* runEvents(d: LangGraphDeps, job: Job, afterId: number, signal: AbortSignal): AsyncGenerator<SseMessage> {
   // A finished run whose log retention removed is served like one that was never logged.
   const logged = streamRequestOf(job.metadata) !== undefined && (!isSettled(job.status) || (await d.streams.lastId(job.jobId)) > 0);
   if (!logged) yield { event: 'metadata', data: { run_id: job.jobId, attempt: job.attempt } };
-  let last = afterId;
-  let current = job;
-  for (;;) {
-    const settled = isSettled(current.status);
-    for (let page = await d.streams.read(job.jobId, last); page.length > 0; page = await d.streams.read(job.jobId, last)) {
-      for (const e of page) yield { id: String(e.id), event: e.event, data: e.data };
-      last = page.at(-1)?.id ?? last;
-    }
-    if (settled) break;
-    if (!open()) return;
-    await sleep(TAIL_EVERY_MS);
-    current = await d.ledger.get(job.jobId, tenant);
-  }
-  if (!logged && current.status === 'completed') yield { event: 'values', data: await finalValues(d, current) };
-  const error = runError(current);
-  if (error) yield { event: 'error', data: error };
-  yield { event: 'end', data: null };
+  const chunks = d.tails.follow(job.jobId, afterId, signal);
+  let step = await chunks.next();
+  for (; !step.done; step = await chunks.next()) yield { id: String(step.value.id), event: step.value.event, data: step.value.data };
+  const settled = step.value;
+  if (!settled) return;
+  if (!logged && settled.status === 'completed') yield { event: 'values', data: await finalValues(d, settled) };
+  const error = runError(settled);
+  if (!error) return;
+  if (!logged) yield { event: 'error', data: error };
+  // An id of its own above the log's (an event without one repeats the last id in SSE clients);
+  // a reconnect after it (an id above the log's last) gets nothing more.
+  else if (afterId <= (await d.streams.lastId(job.jobId))) yield { id: String(await d.streams.nextId()), event: 'error', data: error };
 }
 
 /** The first id to replay after: `Last-Event-ID` (-1 = from the start); absent = from the start, the log being durable. */
@@ -90,19 +80,17 @@ async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyRe
   reply.header('content-location', path);
   // Where the SDK reconnects (with Last-Event-ID) when the connection drops mid-run.
   reply.header('location', `${path}/stream`);
-  let open = true;
-  reply.sse.onClose(() => {
-    open = false;
-  });
+  const gone = new AbortController();
+  reply.sse.onClose(() => gone.abort());
   // Headers now, and a `: ping` comment line every HEARTBEAT_MS from here, also while the run
   // waits in the queue. A comment line alone, not followed by a blank line: a blank line would
   // end an empty event, which SDK 2.0 hands to the caller as an event named "".
   reply.sse.sendHeaders();
   const ping = setInterval(() => {
-    if (open) reply.raw.write(': ping\n');
+    if (!gone.signal.aborted) reply.raw.write(': ping\n');
   }, HEARTBEAT_MS);
   const wanted = modeFilter(options.modes);
-  const events = runEvents(d, job, tenantScope(request), afterId, () => open);
+  const events = runEvents(d, job, afterId, gone.signal);
   try {
     await reply.sse.send(
       (async function* () {
@@ -112,7 +100,7 @@ async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyRe
   } finally {
     clearInterval(ping);
   }
-  if (!open && options.cancelOnDisconnect) {
+  if (gone.signal.aborted && options.cancelOnDisconnect) {
     const current = await d.ledger.get(job.jobId, tenantScope(request));
     if (!isSettled(current.status)) await cancelRun(d, request, job.jobId, 'the streaming client disconnected (on_disconnect: cancel)');
   }
@@ -122,6 +110,7 @@ async function serve(d: LangGraphDeps, request: FastifyRequest, reply: FastifyRe
 export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
   const createAndStream = async (request: FastifyRequest, reply: FastifyReply, threadId: string | undefined) => {
     const body = request.body as RunCreate;
+    d.openStreams.hold(admissionTenant(request), reply);
     const { job, streamAfter } = await createRun(d, request, threadId, body, true);
     await serve(d, request, reply, job, streamAfter, { cancelOnDisconnect: body.on_disconnect === 'cancel' });
   };
@@ -141,6 +130,7 @@ export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): P
     if ((thread_id !== undefined && job.threadId !== thread_id) || isRolledBack(job))
       throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
     const q = request.query as z.infer<typeof JoinStreamQuery>;
+    d.openStreams.hold(admissionTenant(request), reply);
     await serve(d, request, reply, job, afterId, { modes: q.stream_mode, cancelOnDisconnect: q.cancel_on_disconnect === true });
   };
   app.get(

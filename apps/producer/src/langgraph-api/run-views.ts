@@ -1,9 +1,9 @@
 import { load } from '@langchain/core/load';
-import type { Job, Ledger } from '@runledger/ledger';
+import type { Job } from '@runledger/ledger';
 import { RUN_REQUEST_KEY, STREAM_REQUEST_KEY } from '@runledger/runtime';
 import { ASSISTANT_KEY, assistantIdOf } from './assistants';
 import type { LangGraphDeps } from './context';
-import { isSettled, runError, runStatus } from './status';
+import { runError, runStatus } from './status';
 import { interruptsOf } from './thread-state';
 
 /** The LangGraph API's Run object of a job (run id = job id). */
@@ -29,18 +29,6 @@ export function runView(job: Job) {
     created_at: job.acceptedAt.toISOString(),
     updated_at: job.updatedAt.toISOString(),
   };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls the job until a client waiting on it is done (see isSettled), or undefined once `stop()` says so. */
-export async function settledJob(ledger: Ledger, jobId: string, tenant: string | undefined, stop: () => boolean, everyMs = 100): Promise<Job | undefined> {
-  for (;;) {
-    const job = await ledger.get(jobId, tenant);
-    if (isSettled(job.status)) return job;
-    if (stop()) return undefined;
-    await sleep(everyMs);
-  }
 }
 
 /**

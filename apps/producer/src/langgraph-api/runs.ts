@@ -1,13 +1,14 @@
 import { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import { serializeChunk } from '@runledger/runtime';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
-import { tenantScope } from '../security';
+import { admissionTenant, tenantScope } from '../security';
 import { cancelRun, isRolledBack } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
-import { finalValues, runView, settledJob } from './run-views';
+import { finalValues, runView } from './run-views';
 import { CancelQuery, RunCreate, RunIdParams, RunListQuery, RunParams, ThreadParams } from './schemas';
 
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
@@ -25,33 +26,40 @@ async function runOf(d: LangGraphDeps, request: FastifyRequest, threadId: string
 const KEEPALIVE_MS = 1_000;
 
 /**
- * The body of a wait or join: a newline every KEEPALIVE_MS until the run settles, then its final
- * values as JSON (JSON allows the leading whitespace; the reference server does the same).
+ * The body of a wait or join: a newline every KEEPALIVE_MS until the run settles (as the run's
+ * shared tail sees it), then its final values as JSON (JSON allows the leading whitespace; the
+ * reference server does the same).
  */
-async function* keptAlive(d: LangGraphDeps, runId: string, tenant: string | undefined): AsyncGenerator<string> {
-  let wrote = Date.now();
-  for (;;) {
-    const job = await settledJob(d.ledger, runId, tenant, () => Date.now() - wrote >= KEEPALIVE_MS);
-    if (job) {
-      yield serializeChunk(await finalValues(d, job));
-      return;
+async function* keptAlive(d: LangGraphDeps, runId: string): AsyncGenerator<string> {
+  // Aborted when the client leaves: Readable.from returns this generator at its next newline.
+  const gone = new AbortController();
+  const settled = d.tails.settled(runId, gone.signal);
+  try {
+    for (;;) {
+      const job = await Promise.race([settled, delay(KEEPALIVE_MS)]);
+      if (job) {
+        yield serializeChunk(await finalValues(d, job));
+        return;
+      }
+      yield '\n';
     }
-    yield '\n';
-    wrote = Date.now();
+  } finally {
+    gone.abort();
   }
 }
 
 /** Answers 200 with the run's final values once it settles; the client's disconnect ends the wait. */
-function answerWhenSettled(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, runId: string) {
-  return reply.type('application/json; charset=utf-8').send(Readable.from(keptAlive(d, runId, tenantScope(request))));
+function answerWhenSettled(d: LangGraphDeps, reply: FastifyReply, runId: string) {
+  return reply.type('application/json; charset=utf-8').send(Readable.from(keptAlive(d, runId)));
 }
 
 /** Runs: create (background), wait, list, get, join, cancel; on a thread and thread-less. */
 export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
   const create = (threadId: string | undefined, wait: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (wait) d.openStreams.hold(admissionTenant(request), reply);
     const { job } = await createRun(d, request, threadId ?? undefined, request.body as RunCreate, false);
     reply.header('content-location', runPath(job.threadId, job.jobId));
-    return wait ? answerWhenSettled(d, request, reply, job.jobId) : reply.send(runView(job));
+    return wait ? answerWhenSettled(d, reply, job.jobId) : reply.send(runView(job));
   };
   const onThread = (wait: boolean) => (request: FastifyRequest, reply: FastifyReply) =>
     create((request.params as z.infer<typeof ThreadParams>).thread_id, wait)(request, reply);
@@ -94,7 +102,8 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
     async (request, reply) => {
       const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
       await runOf(d, request, thread_id, run_id);
-      return answerWhenSettled(d, request, reply, run_id);
+      d.openStreams.hold(admissionTenant(request), reply);
+      return answerWhenSettled(d, reply, run_id);
     },
   );
 
@@ -105,7 +114,8 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
       const { run_id } = request.params as z.infer<typeof RunIdParams>;
       const job = await d.ledger.get(run_id, tenantScope(request));
       if (isRolledBack(job)) throw new ApiError(404, 'not_found', `Run ${run_id} was rolled back (deleted).`);
-      return answerWhenSettled(d, request, reply, run_id);
+      d.openStreams.hold(admissionTenant(request), reply);
+      return answerWhenSettled(d, reply, run_id);
     },
   );
 

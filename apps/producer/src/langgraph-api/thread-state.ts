@@ -9,6 +9,16 @@ type HistoryGraph = RunnableGraph & {
   ): AsyncIterable<StateSnapshot>;
 };
 
+/** Bounds on what a thread's state may hold and what one history answer carries. */
+export interface ThreadStateLimits {
+  /** A state update that would leave the thread's values larger (as JSON) answers 413. Default 8 MiB (MAX_THREAD_STATE_BYTES). */
+  maxBytes: number;
+  /** A history answer stops before the snapshot that would take it past this (at least one). Default 4 MiB (HISTORY_MAX_BYTES). */
+  historyMaxBytes: number;
+}
+
+export const DEFAULT_THREAD_STATE_LIMITS: ThreadStateLimits = { maxBytes: 8 * 1024 * 1024, historyMaxBytes: 4 * 1024 * 1024 };
+
 /** A LangGraph API checkpoint reference of a snapshot config, named by the API's thread id (not the tenant's LangGraph one). */
 function checkpointOf(config: StateSnapshot['config'] | undefined, threadId: string) {
   const c = (config?.configurable ?? {}) as Record<string, unknown>;
@@ -78,17 +88,29 @@ export class ThreadStateReader {
     return this.graph(def).getState({ configurable: { thread_id: langGraphThreadId(thread.tenant, thread.threadId) } });
   }
 
-  /** Up to `limit` snapshots, newest first, optionally before a checkpoint id. */
-  async history(
+  /**
+   * Up to `limit` snapshots, newest first, optionally before a checkpoint id, one at a time. Read
+   * in pages of 1, 2, 4 … 64 checkpoints (the saver loads a page's blobs at once), so a caller that
+   * stops early, at a byte budget, has not loaded the whole history of a large thread.
+   */
+  async *history(
     def: GraphDefinition,
     thread: Pick<LangGraphThread, 'tenant' | 'threadId'>,
     limit: number,
     beforeCheckpointId?: string,
-  ): Promise<StateSnapshot[]> {
+  ): AsyncGenerator<StateSnapshot> {
     const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
-    const before = beforeCheckpointId ? { configurable: { thread_id, checkpoint_id: beforeCheckpointId } } : undefined;
-    const out: StateSnapshot[] = [];
-    for await (const s of this.graph(def).getStateHistory({ configurable: { thread_id } }, { limit, before })) out.push(s);
-    return out;
+    let before = beforeCheckpointId;
+    for (let left = limit, page = 1; left > 0; page = Math.min(page * 2, 64)) {
+      const options = { limit: Math.min(page, left), before: before ? { configurable: { thread_id, checkpoint_id: before } } : undefined };
+      let read = 0;
+      for await (const s of this.graph(def).getStateHistory({ configurable: { thread_id } }, options)) {
+        read += 1;
+        before = s.config?.configurable?.checkpoint_id as string | undefined;
+        yield s;
+      }
+      if (read < options.limit || !before) return;
+      left -= read;
+    }
   }
 }

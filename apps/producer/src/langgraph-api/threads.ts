@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { LangGraphThread } from '@runledger/ledger';
+import { serializeChunk } from '@runledger/runtime';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
@@ -126,14 +128,37 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
 
   app.post(
     '/threads/:thread_id/history',
-    { schema: { ...doc, summary: "A thread's past states, newest first", params: ThreadParams, body: HistoryBody } },
-    async (request) => {
+    {
+      schema: {
+        ...doc,
+        summary: "A thread's past states, newest first; cut at HISTORY_MAX_BYTES, X-Pagination-Next naming the `before` that continues it",
+        params: ThreadParams,
+        body: HistoryBody,
+      },
+    },
+    async (request, reply) => {
       const thread = await threadOf(d, request);
       const q = (request.body ?? {}) as z.infer<typeof HistoryBody>;
       const graph = graphOf(d, thread);
       if (!graph) return [];
       const before = typeof q.before === 'string' ? q.before : q.before?.configurable.checkpoint_id;
-      return (await d.states.history(graph, thread, q.limit ?? 10, before)).map((s) => threadStateView(s, thread.threadId));
+      // Serialised one snapshot at a time, yielding to other requests between them, within the byte budget.
+      const parts: string[] = [];
+      let bytes = 0;
+      let last: string | undefined;
+      for await (const s of d.states.history(graph, thread, q.limit ?? 10, before)) {
+        const view = threadStateView(s, thread.threadId);
+        const text = serializeChunk(view);
+        if (parts.length > 0 && bytes + Buffer.byteLength(text) > d.stateLimits.historyMaxBytes) {
+          if (last) reply.header('x-pagination-next', last);
+          break;
+        }
+        parts.push(text);
+        bytes += Buffer.byteLength(text);
+        last = view.checkpoint?.checkpoint_id;
+        await setImmediate();
+      }
+      return reply.type('application/json; charset=utf-8').send(`[${parts.join(',')}]`);
     },
   );
 }
