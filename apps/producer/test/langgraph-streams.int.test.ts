@@ -70,9 +70,9 @@ describe('shared run tails', () => {
       const text = parts.filter((p) => p.event === 'messages').map((p) => (p.data as [{ content: string }])[0].content);
       expect(text.join('')).toBe('You said: one tail for everyone');
     }
-    // One tail: 4 polls a second while the run waits, 20 while it runs, whatever the number of subscribers.
+    // One tail: 4 polls a second while the run waits, 20 while it runs (twice that allowed for a loaded machine), whatever the number of subscribers.
     const tailPolls = polls.get(run.run_id) ?? 0;
-    expect(tailPolls).toBeLessThanOrEqual(elapsedMs / 50 + 5);
+    expect(tailPolls).toBeLessThanOrEqual(elapsedMs / 25 + 10);
     // Besides those, each subscriber costs a few statements (its run when it arrives, its backlog,
     // the SDK's run read at the end), none while it waits: a poll per subscriber every 50 ms would
     // be thousands here.
@@ -86,7 +86,9 @@ describe('shared run tails', () => {
     const started = Date.now();
     const answers = await Promise.all(Array.from({ length: 50 }, () => client.runs.join(thread.thread_id, run.run_id)));
     for (const a of answers) expect(a).toMatchObject({ done: 2 });
-    expect(polls.get(run.run_id)).toBeLessThanOrEqual((Date.now() - started) / 50 + 5);
+    // One tail polls every 50 ms; twice that allows for a loaded machine's timers. A poll per
+    // join would be fifty times it.
+    expect(polls.get(run.run_id)).toBeLessThanOrEqual((Date.now() - started) / 25 + 10);
   });
 });
 
