@@ -1,12 +1,15 @@
-// Builds every package to ESM JavaScript with type declarations (dist/*.mjs, dist/*.d.mts) for
-// `npm run pack`. The repository itself runs and tests the TypeScript sources (tsx, vitest);
-// only the packed tarballs use these files. Dependencies stay external (each package's
-// package.json lists them); `onlyBundle: []` fails the build if a module of node_modules
-// would be copied in, which means a missing dependency. The producer's playground script is
-// the exception: a browser bundle (apps/producer/src/playground/bundle.ts) written after its build.
+// Builds every package to ESM JavaScript with type declarations (dist/*.mjs, dist/*.d.mts), the
+// files each package.json exports; `npm run build` builds all, a package's `prepack` itself alone
+// (`-F <its dir>`, run from its directory: paths here are relative to this file). The repository
+// runs and tests the TypeScript sources through the "source" export condition (tsx, vitest, tsc).
+// Dependencies stay external (each package's package.json lists them); `onlyBundle: []` fails the
+// build if a module of node_modules would be copied in, which means a missing dependency. The
+// producer's playground script is the exception: a browser bundle (apps/producer/src/playground/bundle.ts)
+// written after its build. Node >= 22.18 loads this file itself: its imports name their extensions.
 import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { defineConfig, type UserConfig } from 'tsdown';
-import { bundlePlayground } from './apps/producer/src/playground/bundle';
+import { bundlePlayground } from './apps/producer/src/playground/bundle.ts';
 
 const pkg = (cwd: string, entry: Record<string, string>, extra: Partial<UserConfig> = {}): UserConfig => ({
   cwd,
@@ -41,7 +44,7 @@ export default defineConfig([
         { from: 'src/dashboard/assets', to: 'dist' },
         { from: 'src/playground/playground.css', to: 'dist' },
       ],
-      onSuccess: async () => writeFile('apps/producer/dist/playground.js', await bundlePlayground()),
+      onSuccess: async () => writeFile(path.join(import.meta.dirname, 'apps/producer/dist/playground.js'), await bundlePlayground()),
     },
   ),
   pkg(

@@ -1,25 +1,26 @@
 // How long `runledger jobs` takes from process start to exit, the way a person runs it
-// (`node apps/cli/bin/runledger.mjs jobs`, which `npx runledger` starts), against a migrated
-// schema holding a few jobs: the built JavaScript (what the bin runs once `npm run build` wrote
-// dist/, as `npm ci` does) held against the same command from the TypeScript sources through tsx
-// (RUNLEDGER_FROM_SOURCE=1, what every command did before). It runs `npm run build` first; then
-// the two alternate, 10 runs each (median), after one unmeasured run of each.
+// (`node apps/cli/dist/main.mjs jobs`, the bin `npx runledger` starts), against a migrated
+// schema holding a few jobs: the built JavaScript held against the same command from the
+// TypeScript sources through tsx (`node --conditions=source --import tsx apps/cli/src/main.ts`,
+// what every command did before). It runs `npm run build` first; then the two alternate,
+// 10 runs each (median), after one unmeasured run of each.
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, holdAgainst, size, summarize, withLimit } from './figures';
 
 const root = path.resolve(import.meta.dirname, '..');
-const bin = path.join(root, 'apps/cli/bin/runledger.mjs');
+const BUILT = [path.join(root, 'apps/cli/dist/main.mjs')];
+const FROM_SOURCE = ['--conditions=source', '--import', 'tsx', path.join(root, 'apps/cli/src/main.ts')];
 
 /**
  * One `runledger jobs`: wall time and CPU time (user + system, from GNU time), in ms. On a
  * loaded machine the wall time mostly measures the wait for a core; the CPU time is what the
  * start-up costs, about its wall time on an idle machine. Throws when the command fails.
  */
-function timeJobs(env: NodeJS.ProcessEnv): { wall: number; cpu: number } {
+function timeJobs(env: NodeJS.ProcessEnv, entry: string[]): { wall: number; cpu: number } {
   const started = performance.now();
-  const run = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, bin, 'jobs', '--limit', '5'], { env, encoding: 'utf8' });
+  const run = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, ...entry, 'jobs', '--limit', '5'], { env, encoding: 'utf8' });
   const wall = performance.now() - started;
   if (run.status !== 0) throw new Error(`runledger jobs exited ${run.status}: ${run.stderr}`);
   const [, user, system] = /cpu (\S+) (\S+)/.exec(run.stderr) ?? [];
@@ -37,11 +38,11 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
     const built: Array<{ wall: number; cpu: number }> = [];
     const source: Array<{ wall: number; cpu: number }> = [];
     // One of each first, unmeasured: tsx's compile cache and the OS file cache warm up.
-    timeJobs(env);
-    timeJobs({ ...env, RUNLEDGER_FROM_SOURCE: '1' });
+    timeJobs(env, BUILT);
+    timeJobs(env, FROM_SOURCE);
     for (let i = 0; i < runs; i++) {
-      built.push(timeJobs(env));
-      source.push(timeJobs({ ...env, RUNLEDGER_FROM_SOURCE: '1' }));
+      built.push(timeJobs(env, BUILT));
+      source.push(timeJobs(env, FROM_SOURCE));
     }
     const figures: Figure[] = [];
     for (const kind of ['wall', 'cpu'] as const) {
@@ -50,7 +51,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
         `runledger jobs ${what}, TypeScript sources (tsx)`,
         'ms',
         source.map((r) => r[kind]),
-        'RUNLEDGER_FROM_SOURCE=1: how every command started before',
+        'node --import tsx: how every command started before',
       );
       const fromBuild = summarize(
         `runledger jobs ${what}, built JavaScript`,

@@ -49,7 +49,11 @@ export class Proc {
   ) {
     mkdirSync(logDir, { recursive: true });
     this.log = createWriteStream(path.join(logDir, `${name}.log`));
-    this.child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', path.join(root, entry)], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout?.on('data', (d: Buffer) => this.onData(d));
     this.child.stderr?.on('data', (d: Buffer) => this.onData(d));
     this.exited = new Promise((resolve) =>

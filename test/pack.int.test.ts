@@ -1,11 +1,13 @@
-// The packages as a user gets them: `npm run pack` builds and packs every package; the client
-// installs alone (nothing of the server side) and imports with plain node; the example
+// The packages as a user gets them from npm's own packing: `npm pack -w @runledger/client` (its
+// prepack builds it alone) installs alone (nothing of the server side) and imports with plain
+// node; `npm run pack` (one build, then `npm pack --workspaces`) makes the rest; the example
 // project (examples/booking-agent) is copied beside the tarballs into a fresh directory outside
-// the repository, installed from them with npm, type-checked and compiled with tsc, and run with
-// plain node: `runledger dev` (on the test PostgreSQL) serves its langgraph.json, the backend
-// service's job completes, and a worker SIGKILLed while the booking tool waits on its provider
-// hands the run to the other worker, with the table booked once.
-import { execFile, spawn } from 'node:child_process';
+// the repository, installed from them with npm, type-checked and compiled with tsc, and driven
+// through its `node_modules/.bin/runledger` as a user would: `migrate`, `producer`, `worker`,
+// `submit`, `jobs` (started in well under a second of CPU), then `dev` (on the test PostgreSQL)
+// serves its langgraph.json, the backend service's job completes, and a worker SIGKILLed while
+// the booking tool waits on its provider hands the run to the other worker, with the table booked once.
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,31 +23,66 @@ const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '..');
 
 let dev: Proc | undefined;
+const started: Proc[] = [];
 afterAll(async () => {
-  if (dev && dev.child.exitCode === null) {
-    dev.child.kill('SIGKILL');
-    await dev.exited;
+  for (const p of [...started, dev]) {
+    if (p && p.child.exitCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
   }
 });
 
+/** CPU time (user + system, GNU time) of one `runledger jobs`, in ms: what its start-up costs, whatever the machine's load. */
+function jobsCpuMs(bin: string, cwd: string, env: NodeJS.ProcessEnv): number {
+  const r = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', bin, 'jobs', '--limit', '5'], { cwd, env, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  const [, user, system] = /cpu (\S+) (\S+)/.exec(r.stderr) ?? [];
+  return (Number(user) + Number(system)) * 1000;
+}
+
+/** The installed bin's commands one by one, as an operator runs them on their own servers. */
+async function runOneByOne(bin: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const cli = (...args: string[]) => run(bin, args, { cwd, env });
+  expect((await cli('migrate')).stdout).toMatch(/is up to date \([1-9]\d* migration\(s\) applied now\)/);
+  const producer = keepOutput(spawn(bin, ['producer'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const worker = keepOutput(spawn(bin, ['worker'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  started.push(producer, worker);
+  await waitFor('the producer to be ready', async () => (await fetch(`http://127.0.0.1:${env.PORT}/readyz`).catch(() => undefined))?.ok, 60_000);
+  const input = JSON.stringify({ messages: [{ role: 'user', content: 'Book a table for 2 at Chez Ada' }] });
+  const { jobId } = JSON.parse((await cli('submit', 'agent', '--input', input, '--json')).stdout) as { jobId: string };
+  const completed = async () => {
+    const { jobs } = JSON.parse((await cli('jobs', '--json')).stdout) as { jobs: Array<{ jobId: string; status: string }> };
+    return jobs.find((j) => j.jobId === jobId)?.status === 'completed';
+  };
+  await waitFor(`job ${jobId} to complete`, completed, 60_000);
+  expect(readFileSync(path.join(cwd, 'bookings-cli.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+  const cpu = [0, 1, 2].map(() => jobsCpuMs(bin, cwd, env)).sort((a, b) => a - b);
+  console.log(`[pack] runledger jobs start-up, CPU ms: ${cpu.map((c) => c.toFixed(0)).join(', ')}`);
+  expect(cpu[1]).toBeLessThan(1_000);
+  for (const p of [producer, worker]) p.child.kill('SIGTERM');
+  expect(await producer.exited, producer.output()).toBe(0);
+  expect(await worker.exited, worker.output()).toBe(0);
+}
+
 it('installs the client alone, and the tarballs in a fresh project that type-checks and runs with plain node through a worker crash', {
-  timeout: 300_000,
+  timeout: 600_000,
 }, async () => {
   const t0 = Date.now();
   const lap = (what: string) => console.log(`[pack] ${what} after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  await run('npm', ['run', 'pack'], { cwd: root });
-  lap('packed');
-
   // A service that only submits installs the client alone: no server-side package comes with it.
   const service = mkdtempSync(path.join(tmpdir(), 'runledger-client-'));
+  await run('npm', ['pack', '-w', '@runledger/client', '--pack-destination', service], { cwd: root });
   await run('npm', ['init', '-y'], { cwd: service });
-  await run('npm', ['install', '--no-audit', '--no-fund', path.join(root, '.pack/runledger-client-0.1.0.tgz')], { cwd: service });
+  await run('npm', ['install', '--no-audit', '--no-fund', path.join(service, 'runledger-client-0.1.0.tgz')], { cwd: service });
   expect(readdirSync(path.join(service, 'node_modules')).filter((d) => !d.startsWith('.'))).toEqual(['@runledger']);
   expect(readdirSync(path.join(service, 'node_modules/@runledger'))).toEqual(['client']);
   const imported = await run(process.execPath, ['--input-type=module', '-e', "console.log(typeof (await import('@runledger/client')).RunledgerClient)"], {
     cwd: service,
   });
   expect(imported.stdout.trim()).toBe('function');
+  await run('npm', ['run', 'pack'], { cwd: root });
+  lap('packed');
 
   // Same layout as the repository (the example's dependencies are file:../../.pack/*.tgz), elsewhere.
   const outside = mkdtempSync(path.join(tmpdir(), 'runledger-pack-'));
@@ -75,8 +112,17 @@ it('installs the client alone, and the tarballs in a fresh project that type-che
     SWEEP_INTERVAL_MS: '250',
     BOOKING_LATENCY_MS: '5000',
   };
-  const bin = path.join(project, 'node_modules/@runledger/cli/dist/main.mjs');
-  dev = keepOutput(spawn(process.execPath, [bin, 'dev'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const bin = path.join(project, 'node_modules/.bin/runledger');
+  await runOneByOne(bin, project, {
+    ...env,
+    DB_SCHEMA: `${schema}_cli`,
+    PORT: String(await freePort()),
+    BOOKING_LATENCY_MS: '0',
+    BOOKINGS_FILE: 'bookings-cli.jsonl',
+  });
+  lap('migrate, producer, worker, submit, jobs');
+
+  dev = keepOutput(spawn(bin, ['dev'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] }));
   const running = dev;
   await waitFor('runledger dev to serve the project', async () => running.output().includes('Runledger is running your graphs'), 90_000);
   const workersUp = Date.now();

@@ -6,6 +6,7 @@ import { CliError } from './cli-error';
 import { COMMANDS } from './commands/index';
 import type { CliContext } from './context';
 import { redactUrl } from './redact';
+import { staleBuildWarning } from './stale-build';
 import { didYouMean } from './suggest';
 import { USAGE } from './usage';
 
@@ -118,6 +119,9 @@ process.on('unhandledRejection', (err) => {
   process.stderr.write(`runledger: ${explain(err, undefined).split('\n')[0]}\n`);
   process.exit(1);
 });
+
+const stale = staleBuildWarning(import.meta.filename);
+if (stale) process.stderr.write(`${stale}\n`);
 
 try {
   process.exit(await run(process.argv.slice(2)));

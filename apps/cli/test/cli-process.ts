@@ -1,11 +1,12 @@
-// Runs the `runledger` bin as a real process (tsx registered by bin/runledger.mjs), as a user would.
+// Runs the `runledger` command from its TypeScript sources as a real process (node with tsx and the
+// "source" condition, so no build is needed and none goes stale); test/pack.int.test.ts runs the built bin.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '../../..');
-const bin = path.join(root, 'apps/cli/bin/runledger.mjs');
+const main = path.join(root, 'apps/cli/src/main.ts');
 
 export interface CliRun {
   code: number | null;
@@ -27,7 +28,7 @@ export function cliEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
 /** Runs `runledger ...args` to completion. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', main, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
