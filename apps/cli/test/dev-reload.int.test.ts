@@ -46,7 +46,13 @@ it('a changed graph file reloads the graphs: the next job runs the new code', { 
     PORT: String(port),
     RUNLEDGER_HOME: path.join(project, '.runledger'),
   };
-  dev = keepOutput(spawn(process.execPath, ['--conditions=source', '--import', 'tsx', path.join(repo, 'apps/cli/src/main.ts'), 'dev'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  dev = keepOutput(
+    spawn(process.execPath, ['--conditions=source', '--import', 'tsx', path.join(repo, 'apps/cli/src/main.ts'), 'dev'], {
+      cwd: project,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const started = dev;
   await waitFor(
     'runledger dev to serve the project',
