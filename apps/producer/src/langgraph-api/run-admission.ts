@@ -8,6 +8,7 @@ import { scheduledRunAt } from '../schedule';
 import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
 import { cancelRun } from './cancel';
 import type { LangGraphDeps } from './context';
+import { closeParkedRuns, forkRequest, hasState } from './run-branching';
 import { type RunCreate, UNSUPPORTED_RUN_FIELDS } from './schemas';
 
 /** A created (or resumed) run and where its stream starts for the client that created it. */
@@ -101,15 +102,19 @@ export async function createRun(
   if (command && body.input !== undefined && body.input !== null)
     throw new ApiError(422, 'invalid_request', 'Send either input or command, not both: a command run starts from the thread state.');
   if (resuming && body.after_seconds) throw new ApiError(422, 'invalid_request', 'after_seconds applies to a new run, not to command.resume.');
-  const run = runRequest(d, graph, body);
-  // A command run starts from the thread's state, not from an input.
-  if (!command) {
-    const problem = graph.validateInput?.(body.input ?? null);
-    if (problem) throw new ApiError(422, 'invalid_input', problem);
-  }
   checkMetadataSize(request, body.metadata);
   // Another tenant's thread answers 404 like a missing one, before anything else is said about it.
   const existing = threadId === undefined ? undefined : await findThread(d, request, threadId, body);
+  const checkpoint = await forkRequest(d, graph, existing, threadId, body);
+  const asked = runRequest(d, graph, body);
+  const run = checkpoint ? { ...asked, checkpoint } : asked;
+  // A command run starts from the thread's state, not from an input; so does a run without input
+  // on a thread (or a checkpoint) that has state: it continues from there, as LangGraph's does.
+  const continues = (body.input ?? null) === null && (checkpoint !== undefined || (await hasState(d, graph, existing)));
+  if (!command && !continues) {
+    const problem = graph.validateInput?.(body.input ?? null);
+    if (problem) throw new ApiError(422, 'invalid_input', problem);
+  }
   const thread = existing ?? (await createThread(d, request, threadId));
 
   if (resuming) {
@@ -133,6 +138,7 @@ export async function createRun(
   // rollback: the same, and their checkpoints and stream logs go too (the runs are deleted).
   const strategy = body.multitask_strategy;
   if (strategy === 'interrupt' || strategy === 'rollback') await cancelOpenRuns(d, request, thread.threadId, strategy === 'rollback');
+  else if (existing) await closeParkedRuns(d, request, thread.threadId, strategy !== 'enqueue');
   const stream = streamRequest(body, streaming);
   const metadata = { ...body.metadata, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}), ...(run ? { [RUN_REQUEST_KEY]: run } : {}) };
   const { job } = await d.admitter.admit(

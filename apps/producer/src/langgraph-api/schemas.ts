@@ -66,6 +66,14 @@ const Goto = z.union([GotoTarget, z.array(GotoTarget).max(100)]);
 /** interrupt_before / interrupt_after: node names, or "*" for every node. */
 const Breakpoints = z.union([z.literal('*'), z.array(NodeName).max(100)]);
 
+/** A checkpoint as the SDK names one (useStream sends the one of the branch the user views). */
+const CheckpointRef = z.looseObject({
+  checkpoint_id: z.string().min(1).max(200).nullish(),
+  checkpoint_ns: z.string().max(200).nullish(),
+  checkpoint_map: z.record(z.string(), z.unknown()).nullish(),
+  thread_id: z.string().max(200).nullish(),
+});
+
 export const RunCreate = z.looseObject({
   assistant_id: z.string().min(1, 'assistant_id must not be empty').max(200),
   input: z.unknown().optional(),
@@ -75,6 +83,9 @@ export const RunCreate = z.looseObject({
   stream_mode: z.union([StreamMode, z.array(StreamMode).max(STREAM_MODES.length)]).optional(),
   stream_subgraphs: z.boolean().optional(),
   metadata: metadata.optional(),
+  /** Start at this checkpoint of the thread instead of its latest: a fork (a new branch). */
+  checkpoint_id: z.string().min(1).max(200).nullish(),
+  checkpoint: CheckpointRef.nullish(),
   multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
   if_not_exists: z.enum(['create', 'reject']).optional(),
   on_disconnect: z.enum(['cancel', 'continue']).optional(),
@@ -89,7 +100,7 @@ export const RunCreate = z.looseObject({
 export type RunCreate = z.infer<typeof RunCreate>;
 
 /** Fields of a run request that would change the run and that Runledger does not do yet. */
-export const UNSUPPORTED_RUN_FIELDS = ['checkpoint', 'checkpoint_id', 'webhook'] as const;
+export const UNSUPPORTED_RUN_FIELDS = ['webhook'] as const;
 
 export const CancelQuery = z.looseObject({
   wait: z.enum(['0', '1', 'true', 'false']).optional(),

@@ -78,6 +78,14 @@ export class ThreadStateReader {
     return this.graph(def).getState({ configurable: { thread_id: langGraphThreadId(thread.tenant, thread.threadId) } });
   }
 
+  /** The snapshot at one of the thread's checkpoints, or undefined when the thread has no such checkpoint. */
+  async at(def: GraphDefinition, thread: Pick<LangGraphThread, 'tenant' | 'threadId'>, checkpointId: string): Promise<StateSnapshot | undefined> {
+    const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
+    const s = await this.graph(def).getState({ configurable: { thread_id, checkpoint_id: checkpointId } });
+    // LangGraph answers an empty snapshot (no metadata) for a checkpoint it does not find.
+    return s.metadata === undefined ? undefined : s;
+  }
+
   /** Up to `limit` snapshots, newest first, optionally before a checkpoint id. */
   async history(
     def: GraphDefinition,
