@@ -9,6 +9,7 @@ import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
 import { cancelRun } from './cancel';
 import type { LangGraphDeps } from './context';
 import { closeParkedRuns, forkRequest, hasState } from './run-branching';
+import { tagThread } from './run-thread';
 import { type RunCreate, UNSUPPORTED_RUN_FIELDS } from './schemas';
 
 /** A created (or resumed) run and where its stream starts for the client that created it. */
@@ -129,6 +130,7 @@ export async function createRun(
         'interrupt_before and interrupt_after apply to a new run, not to command.resume (the resumed run keeps its own).',
       );
     const job = await d.ledger.resume(latest.jobId, command.resume, tenantScope(request), { update: run?.command?.update, goto: run?.command?.goto });
+    await tagThread(d, thread, graph, body.assistant_id);
     await deliverWithin(d.queue, d.ledger, job, d.enqueueTimeoutMs, request.log);
     return { job, streamAfter };
   }
@@ -155,5 +157,6 @@ export async function createRun(
     },
     request.log,
   );
+  await tagThread(d, thread, graph, body.assistant_id);
   return { job, streamAfter: 0 };
 }

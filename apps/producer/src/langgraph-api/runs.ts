@@ -9,6 +9,7 @@ import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
 import { finalValues, runView, settledJob } from './run-views';
 import { CancelQuery, RunCreate, RunIdParams, RunListQuery, RunParams, ThreadParams } from './schemas';
+import { runStatus } from './status';
 
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
 const doc = { tags: ['langgraph'] };
@@ -68,16 +69,16 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
 
   app.get(
     '/threads/:thread_id/runs',
-    { schema: { ...doc, summary: "A thread's runs, newest first", params: ThreadParams, querystring: RunListQuery } },
+    { schema: { ...doc, summary: "A thread's runs, newest first (status: only those in it)", params: ThreadParams, querystring: RunListQuery } },
     async (request) => {
       const { thread_id } = request.params as z.infer<typeof ThreadParams>;
       const q = request.query as z.infer<typeof RunListQuery>;
       if (!(await d.threads.get(thread_id, tenantScope(request)))) throw new ApiError(404, 'not_found', `Thread ${thread_id} does not exist.`);
       const limit = q.limit ?? 10;
       const offset = q.offset ?? 0;
-      const page = await d.ledger.list({ threadId: thread_id, tenant: tenantScope(request), limit: Math.min(limit + offset, 500) });
+      const page = await d.ledger.list({ threadId: thread_id, tenant: tenantScope(request), limit: q.status ? 500 : Math.min(limit + offset, 500) });
       return page.jobs
-        .filter((j) => !isRolledBack(j))
+        .filter((j) => !isRolledBack(j) && (q.status === undefined || runStatus(j) === q.status))
         .slice(offset, offset + limit)
         .map(runView);
     },

@@ -12,6 +12,14 @@ const metadata = z.record(z.string(), z.unknown());
 const limit = (max: number) => z.coerce.number().int().min(1).max(max);
 const offset = z.coerce.number().int().min(0).max(1_000_000);
 
+/** A checkpoint as the SDK names one (useStream sends the one of the branch the user views). */
+const CheckpointRef = z.looseObject({
+  checkpoint_id: z.string().min(1).max(200).nullish(),
+  checkpoint_ns: z.string().max(200).nullish(),
+  checkpoint_map: z.record(z.string(), z.unknown()).nullish(),
+  thread_id: z.string().max(200).nullish(),
+});
+
 export const AssistantParams = z.object({ assistant_id: z.string().min(1).max(200) });
 export const ThreadParams = z.object({ thread_id: uuid('thread_id') });
 export const RunParams = z.object({ thread_id: uuid('thread_id'), run_id: uuid('run_id') });
@@ -31,21 +39,45 @@ export const ThreadCreate = z.looseObject({
   supersteps: z.array(z.unknown()).max(0, 'supersteps are not supported').optional(),
 });
 
-export const ThreadSearch = z.looseObject({
-  ids: z.array(uuid('ids[]')).max(1000).optional(),
+const ThreadFilter = {
   metadata: metadata.optional(),
   status: z.enum(['idle', 'busy', 'interrupted', 'error']).optional(),
-  values: z.undefined('searching by values is not supported').optional(),
+  // Thread values live in (possibly sealed) checkpoints, which the ledger does not query.
+  values: z.undefined('searching by values is not supported by Runledger yet').optional(),
+};
+
+export const ThreadSearch = z.looseObject({
+  ...ThreadFilter,
+  ids: z.array(uuid('ids[]')).max(1000).optional(),
   limit: limit(1000).optional(),
   offset: offset.optional(),
+  sort_by: z.enum(['thread_id', 'status', 'created_at', 'updated_at']).optional(),
+  sort_order: z.enum(['asc', 'desc']).optional(),
+  /** The Thread fields to answer (all when absent). */
+  select: z
+    .array(z.enum(['thread_id', 'created_at', 'updated_at', 'metadata', 'status', 'values', 'interrupts', 'config']))
+    .max(20)
+    .optional(),
 });
+
+export const ThreadCount = z.looseObject(ThreadFilter);
 
 export const ThreadPatch = z.looseObject({ metadata: metadata });
 
 export const HistoryBody = z.looseObject({
   limit: limit(1000).optional(),
   before: z.union([z.string().min(1), z.object({ configurable: z.looseObject({ checkpoint_id: z.string().min(1) }) })]).optional(),
+  /** Only checkpoints whose metadata contains this object. */
+  metadata: metadata.optional(),
+  /** Only this checkpoint. */
+  checkpoint: CheckpointRef.optional(),
 });
+
+export const HistoryQuery = z.looseObject({ limit: limit(1000).optional(), before: z.string().min(1).max(200).optional() });
+
+export const StateQuery = z.looseObject({ subgraphs: z.enum(['0', '1', 'true', 'false']).optional() });
+export const CheckpointParams = z.object({ thread_id: uuid('thread_id'), checkpoint_id: z.string().min(1).max(200) });
+export const StateAtCheckpoint = z.looseObject({ subgraphs: z.boolean().optional(), checkpoint: CheckpointRef.nullish() });
 
 export const StateUpdate = z.looseObject({
   values: z.unknown().optional(),
@@ -65,14 +97,6 @@ const GotoTarget = z.union([NodeName, z.looseObject({ node: NodeName, input: z.u
 const Goto = z.union([GotoTarget, z.array(GotoTarget).max(100)]);
 /** interrupt_before / interrupt_after: node names, or "*" for every node. */
 const Breakpoints = z.union([z.literal('*'), z.array(NodeName).max(100)]);
-
-/** A checkpoint as the SDK names one (useStream sends the one of the branch the user views). */
-const CheckpointRef = z.looseObject({
-  checkpoint_id: z.string().min(1).max(200).nullish(),
-  checkpoint_ns: z.string().max(200).nullish(),
-  checkpoint_map: z.record(z.string(), z.unknown()).nullish(),
-  thread_id: z.string().max(200).nullish(),
-});
 
 export const RunCreate = z.looseObject({
   assistant_id: z.string().min(1, 'assistant_id must not be empty').max(200),
@@ -130,4 +154,8 @@ const Flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v
 
 export const JoinStreamQuery = z.looseObject({ stream_mode: StreamModeQuery.optional(), cancel_on_disconnect: Flag.optional() });
 
-export const RunListQuery = z.looseObject({ limit: limit(500).optional(), offset: offset.optional() });
+export const RunListQuery = z.looseObject({
+  limit: limit(500).optional(),
+  offset: offset.optional(),
+  status: z.enum(['pending', 'running', 'error', 'success', 'timeout', 'interrupted']).optional(),
+});

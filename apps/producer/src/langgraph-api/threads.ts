@@ -5,9 +5,10 @@ import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
 import type { LangGraphDeps } from './context';
-import { HistoryBody, StateUpdate, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from './schemas';
+import { HistoryBody, StateQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from './schemas';
 import { updateThreadState } from './state-write';
 import { jobStatusesOf, threadStatus } from './status';
+import { historyOf, threadCheckpointRoutes } from './thread-checkpoints';
 import { EMPTY_STATE, interruptsOf, threadStateView } from './thread-state';
 
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
@@ -46,6 +47,7 @@ async function threadOf(d: LangGraphDeps, request: FastifyRequest): Promise<Lang
 
 /** Threads: create, read, patch metadata, delete, search, state, history. A tenant sees only its own threads. */
 export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
+  await threadCheckpointRoutes(app, d, { thread: (request) => threadOf(d, request), graph: (t) => graphOf(d, t) });
   app.post('/threads', { schema: { ...doc, summary: 'Create a thread', body: ThreadCreate } }, async (request) => {
     const body = request.body as z.infer<typeof ThreadCreate>;
     const metadata = Object.fromEntries(Object.entries(body.metadata ?? {}).filter(([, v]) => v !== undefined && v !== null));
@@ -86,7 +88,7 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     },
   );
 
-  app.post('/threads/search', { schema: { ...doc, summary: 'Search threads, newest first', body: ThreadSearch } }, async (request) => {
+  app.post('/threads/search', { schema: { ...doc, summary: 'Search threads (default newest first)', body: ThreadSearch } }, async (request) => {
     const q = (request.body ?? {}) as z.infer<typeof ThreadSearch>;
     const found = await d.threads.search({
       tenant: tenantScope(request),
@@ -95,16 +97,30 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
       jobStatuses: q.status ? jobStatusesOf(q.status) : undefined,
       limit: q.limit ?? 10,
       offset: q.offset ?? 0,
+      sortBy: q.sort_by,
+      sortOrder: q.sort_order,
     });
-    return Promise.all(found.map((t) => threadView(d, t)));
+    const views = await Promise.all(found.map((t) => threadView(d, t)));
+    const select = q.select;
+    return select ? views.map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => (select as string[]).includes(k)))) : views;
   });
 
-  app.get('/threads/:thread_id/state', { schema: { ...doc, summary: "A thread's current state", params: ThreadParams } }, async (request) => {
-    const thread = await threadOf(d, request);
-    const graph = graphOf(d, thread);
-    if (!graph) return EMPTY_STATE;
-    return threadStateView(await d.states.state(graph, thread), thread.threadId);
+  app.post('/threads/count', { schema: { ...doc, summary: 'Count threads (metadata, status filters)', body: ThreadCount } }, async (request) => {
+    const q = (request.body ?? {}) as z.infer<typeof ThreadCount>;
+    return d.threads.count({ tenant: tenantScope(request), metadata: q.metadata, jobStatuses: q.status ? jobStatusesOf(q.status) : undefined });
   });
+
+  app.get(
+    '/threads/:thread_id/state',
+    { schema: { ...doc, summary: "A thread's current state (subgraphs: with its subgraphs' states)", params: ThreadParams, querystring: StateQuery } },
+    async (request) => {
+      const thread = await threadOf(d, request);
+      const graph = graphOf(d, thread);
+      if (!graph) return EMPTY_STATE;
+      const { subgraphs } = request.query as z.infer<typeof StateQuery>;
+      return threadStateView(await d.states.state(graph, thread, subgraphs === '1' || subgraphs === 'true'), thread.threadId);
+    },
+  );
 
   app.post(
     '/threads/:thread_id/state',
@@ -128,12 +144,10 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     '/threads/:thread_id/history',
     { schema: { ...doc, summary: "A thread's past states, newest first", params: ThreadParams, body: HistoryBody } },
     async (request) => {
-      const thread = await threadOf(d, request);
       const q = (request.body ?? {}) as z.infer<typeof HistoryBody>;
-      const graph = graphOf(d, thread);
-      if (!graph) return [];
       const before = typeof q.before === 'string' ? q.before : q.before?.configurable.checkpoint_id;
-      return (await d.states.history(graph, thread, q.limit ?? 10, before)).map((s) => threadStateView(s, thread.threadId));
+      const thread = await threadOf(d, request);
+      return historyOf(d, thread, graphOf(d, thread), { limit: q.limit, before, metadata: q.metadata, checkpoint: q.checkpoint });
     },
   );
 }

@@ -1,0 +1,76 @@
+// The smaller thread and run surfaces of LangGraph's server, through the official SDK: state at a
+// checkpoint, history by GET and with filters, search sort and select, count, the graph and
+// assistant a run writes into its thread's metadata, and the runs list's status filter.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assistantIdOf } from '../src/langgraph-api/assistants';
+import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
+
+let s: LangGraphStack;
+beforeAll(async () => {
+  s = await startLangGraphStack('lg_thread_reads');
+  s.worker('lg-thread-reads');
+});
+afterAll(() => s?.close());
+
+describe.each(SDKS)('LangGraph API through the SDK: thread reads (SDK %s)', (sdk) => {
+  const client = () => s.client(undefined, sdk);
+
+  it('state at a checkpoint (by id and by reference), history by GET and filtered by metadata or checkpoint', async () => {
+    const c = client();
+    const thread = await c.threads.create();
+    await c.runs.wait(thread.thread_id, 'echo', { input: { steps: 3 } });
+    const history = await c.threads.getHistory(thread.thread_id, { limit: 100 });
+    const older = history.find((h) => (h.values as { done: number }).done === 1 && h.next.length === 1);
+    const id = older?.checkpoint.checkpoint_id as string;
+    expect((await c.threads.getState(thread.thread_id, id)).values).toMatchObject({ done: 1, log: ['step 1'] });
+    const byRef = await c.threads.getState(thread.thread_id, { thread_id: thread.thread_id, checkpoint_id: id, checkpoint_ns: '', checkpoint_map: null });
+    expect([byRef.checkpoint.checkpoint_id, byRef.checkpoint.thread_id, byRef.values]).toEqual([id, thread.thread_id, older?.values]);
+    await expect(c.threads.getState(thread.thread_id, randomUUID())).rejects.toThrow(/404/);
+
+    const get = await fetch(`${s.url}/threads/${thread.thread_id}/history?limit=2`, { headers: { 'x-api-key': KEYS.acme } });
+    expect(get.status).toBe(200);
+    const got = (await get.json()) as Array<{ checkpoint: { checkpoint_id: string } }>;
+    expect(got.map((h) => h.checkpoint.checkpoint_id)).toEqual(history.slice(0, 2).map((h) => h.checkpoint.checkpoint_id));
+
+    const inputs = await c.threads.getHistory(thread.thread_id, { limit: 100, metadata: { source: 'input' } });
+    expect(inputs.length).toBeGreaterThan(0);
+    expect(inputs.length).toBeLessThan(history.length);
+    expect(inputs.every((h) => h.metadata?.source === 'input')).toBe(true);
+    const one = await c.threads.getHistory(thread.thread_id, { checkpoint: { checkpoint_id: id } });
+    expect(one.map((h) => h.checkpoint.checkpoint_id)).toEqual([id]);
+  });
+
+  it('search sorts and selects; count counts; a run writes its graph_id and assistant_id into the thread', async () => {
+    const c = client();
+    const tag = { suite: randomUUID() };
+    // Created c, a, b: newest first is b, a, c; by thread id it is a, b, c.
+    const ids = ['c', 'a', 'b'].map((p) => `${p.repeat(8)}-${randomUUID().slice(9)}`);
+    for (const threadId of ids) await c.threads.create({ threadId, metadata: tag });
+    const [a, b, cc] = [...ids].sort();
+    expect((await c.threads.search({ metadata: tag })).map((t) => t.thread_id)).toEqual([b, a, cc]);
+    expect((await c.threads.search({ metadata: tag, sortBy: 'thread_id', sortOrder: 'asc' })).map((t) => t.thread_id)).toEqual([a, b, cc]);
+    expect((await c.threads.search({ metadata: tag, sortBy: 'created_at', sortOrder: 'asc' })).map((t) => t.thread_id)).toEqual(ids);
+    const selected = await c.threads.search({ metadata: tag, select: ['thread_id', 'status'], limit: 1 });
+    expect(selected).toEqual([{ thread_id: b, status: 'idle' }]);
+    expect(await c.threads.count({ metadata: tag })).toBe(3);
+
+    await c.runs.wait(a as string, 'echo', { input: { steps: 1 } });
+    expect((await c.threads.get(a as string)).metadata).toEqual({ ...tag, graph_id: 'echo', assistant_id: assistantIdOf('echo') });
+    expect(await c.threads.count({ metadata: { ...tag, graph_id: 'echo' } })).toBe(1);
+    expect(await c.threads.count({ metadata: tag, status: 'idle' })).toBe(3);
+    expect((await c.threads.search({ metadata: { graph_id: 'echo', ...tag } })).map((t) => t.thread_id)).toEqual([a]);
+  });
+
+  it('runs list filters by status', async () => {
+    const c = client();
+    const thread = await c.threads.create();
+    await c.runs.wait(thread.thread_id, 'approval', { input: { request: 'x' } });
+    await c.runs.wait(thread.thread_id, 'approval', { command: { resume: { approved: true } } });
+    await c.runs.wait(thread.thread_id, 'approval', { input: { request: 'y' } });
+    const all = await c.runs.list(thread.thread_id);
+    expect(all.map((r) => r.status)).toEqual(['interrupted', 'success']);
+    expect((await c.runs.list(thread.thread_id, { status: 'success' })).map((r) => r.run_id)).toEqual([all[1]?.run_id]);
+    expect(await c.runs.list(thread.thread_id, { status: 'error' })).toEqual([]);
+  });
+});
