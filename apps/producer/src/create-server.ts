@@ -1,10 +1,11 @@
 import { createPool, Ledger, LedgerError, schemaVersion } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
-import { findLangGraphConfig, type GraphDefinition, loadGraphs } from '@runledger/runtime';
+import { findLangGraphConfig, type GraphDefinition, loadGraphs, readLangGraphConfig } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { ConfigError, parseConfig } from './config';
 import { CronTicker } from './cron-ticker';
+import { corsPolicy } from './langgraph-api';
 import { parseSecurityEnv } from './security';
 
 export interface CreateServerOptions {
@@ -61,9 +62,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
   const env = { ...(options.env ?? process.env), ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
   const config = parseConfig(env);
   const secured = parseSecurityEnv(env);
+  const configPath = findLangGraphConfig(config.RUNLEDGER_CONFIG, process.cwd());
   const loaded = await loadGraphs({
     modulePath: config.RUNLEDGER_GRAPHS,
-    configPath: findLangGraphConfig(config.RUNLEDGER_CONFIG, process.cwd()),
+    configPath,
     // Said again by every worker, which runs the graphs; here only the admission check uses them.
     notice: () => {},
     buildId: config.RUNLEDGER_BUILD_ID,
@@ -102,7 +104,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     groupCommit: config.ADMISSION_BATCH_MS > 0 ? { windowMs: config.ADMISSION_BATCH_MS } : false,
     logger: { level: config.LOG_LEVEL },
     crashAt: config.RUNLEDGER_TEST_CRASH_AT,
-    corsOrigins: config.RUNLEDGER_CORS_ORIGINS,
+    cors: corsPolicy(config.RUNLEDGER_CORS_ORIGINS, configPath ? readLangGraphConfig(configPath).cors : undefined, config.RUNLEDGER_DEV),
     security: secured.security,
   });
   const log = app.log;

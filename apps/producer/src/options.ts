@@ -4,6 +4,7 @@ import type { GraphRegistry } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { FastifyServerOptions } from 'fastify';
 import type { Admitter } from './admitter';
+import type { CorsPolicy } from './langgraph-api/cors';
 
 /** What the producer app needs; main.ts opens these, tests pass real ones. The caller closes them. */
 export interface AppOptions {
@@ -30,10 +31,10 @@ export interface AppOptions {
   /** Where Bull Board links each queue job. Default the dashboard's job page, `/admin/jobs/<jobId>` (Bull Board is as private as it). */
   ledgerJobUrl?: (jobId: string) => string;
   /**
-   * Origins a browser may call the API from (CORS, for the LangGraph SDK's `useStream` in a web
-   * app): a list, or `*` for any. Default none: no CORS headers, browsers allow same-origin only.
+   * Which browser origins may call the API (CORS, for the LangGraph SDK's `useStream` in a web
+   * app; see corsPolicy). Default none: no CORS headers, browsers allow same-origin only.
    */
-  corsOrigins?: string[] | '*';
+  cors?: CorsPolicy;
   /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
   crashAt?: 'after_admit_commit';
 }

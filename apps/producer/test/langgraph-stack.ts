@@ -32,7 +32,7 @@ export interface LangGraphStack {
   close(failed?: boolean): Promise<void>;
 }
 
-/** `app`: more options for the producer app (e.g. corsOrigins). */
+/** `app`: more options for the producer app (e.g. cors). */
 export async function startLangGraphStack(name: string, app: Partial<Parameters<typeof buildApp>[0]> = {}): Promise<LangGraphStack> {
   const db = await testDb(name);
   const backend = inject('redisUrl') ? 'redis' : 'postgres';

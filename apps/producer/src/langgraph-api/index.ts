@@ -5,7 +5,7 @@ import type { RouteDeps } from '../options';
 import { assistantRoutes } from './assistant-routes';
 import { langGraphDeps } from './context';
 
-export { corsOptions } from './cors';
+export { type CorsPolicy, corsOptions, corsPolicy } from './cors';
 
 import { runStreamRoutes } from './run-stream';
 import { runRoutes } from './runs';
