@@ -21,6 +21,7 @@ describe('producer environment', () => {
       DELIVERY_KEEP_FAILED_DAYS: 7,
       CRON_TICK_MS: 1000,
       CRON_MISFIRE_GRACE_MS: 5000,
+      RUNLEDGER_DEV: false,
     });
   });
 

@@ -97,6 +97,8 @@ export async function createRun(
 ): Promise<CreatedRun> {
   const raw = body as Record<string, unknown>;
   for (const field of UNSUPPORTED_RUN_FIELDS) if (raw[field] !== undefined && raw[field] !== null) throw unsupported(`body.${field}`);
+  // Deleting the thread when the run ends would need the worker to do it (a producer may be gone by then).
+  if (body.on_completion === 'delete' && threadId === undefined) throw unsupported('body.on_completion "delete" (send "keep")');
   const command = body.command ?? undefined;
   const graph = d.assistants.resolve(body.assistant_id);
   const resuming = command !== undefined && 'resume' in command;

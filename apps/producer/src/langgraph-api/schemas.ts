@@ -36,7 +36,18 @@ export const ThreadCreate = z.looseObject({
   thread_id: uuid('thread_id').optional(),
   metadata: metadata.optional(),
   if_exists: z.enum(['raise', 'do_nothing']).optional(),
-  supersteps: z.array(z.unknown()).max(0, 'supersteps are not supported').optional(),
+  /** State updates applied in order to the new thread, each superstep's updates as one step (needs metadata.graph_id). */
+  supersteps: z
+    .array(
+      z.object({
+        updates: z
+          .array(z.looseObject({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string().min(1).max(200) }))
+          .min(1)
+          .max(100),
+      }),
+    )
+    .max(100)
+    .optional(),
 });
 
 const ThreadFilter = {
@@ -113,6 +124,8 @@ export const RunCreate = z.looseObject({
   multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
   if_not_exists: z.enum(['create', 'reject']).optional(),
   on_disconnect: z.enum(['cancel', 'continue']).optional(),
+  /** A thread-less run's thread after it ends: only `keep` (see createRun). */
+  on_completion: z.enum(['delete', 'keep']).optional(),
   /** Run no earlier than this many seconds from now: the job's due time in the ledger (as `delayMs` on /v1). */
   after_seconds: z
     .number()

@@ -6,9 +6,10 @@ import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
 import type { LangGraphDeps } from './context';
 import { HistoryBody, StateQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from './schemas';
-import { updateThreadState } from './state-write';
+import { applySupersteps, updateThreadState } from './state-write';
 import { jobStatusesOf, threadStatus } from './status';
 import { historyOf, threadCheckpointRoutes } from './thread-checkpoints';
+import { copyThread } from './thread-copy';
 import { EMPTY_STATE, interruptsOf, threadStateView } from './thread-state';
 
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
@@ -51,9 +52,14 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
   app.post('/threads', { schema: { ...doc, summary: 'Create a thread', body: ThreadCreate } }, async (request) => {
     const body = request.body as z.infer<typeof ThreadCreate>;
     const metadata = Object.fromEntries(Object.entries(body.metadata ?? {}).filter(([, v]) => v !== undefined && v !== null));
-    if (typeof metadata.graph_id === 'string') d.assistants.resolve(metadata.graph_id);
+    const graph = typeof metadata.graph_id === 'string' ? d.assistants.resolve(metadata.graph_id) : undefined;
+    const supersteps = body.supersteps?.length ? body.supersteps : undefined;
+    if (supersteps && !graph) throw new ApiError(422, 'invalid_request', 'body.supersteps needs metadata.graph_id: the graph whose state they update.');
+    if (supersteps?.some((s) => s.updates.some((u) => u.command !== undefined && u.command !== null)))
+      throw new ApiError(422, 'unsupported', 'body.supersteps[].updates[].command is not supported by Runledger yet; send values and as_node.');
     const threadId = body.thread_id ?? randomUUID();
     const created = await d.threads.create(threadId, admissionTenant(request), metadata);
+    if (created && graph && supersteps) await applySupersteps(d, created, graph, supersteps);
     if (created) return threadView(d, created);
     // Threads are per tenant: an id another tenant uses is simply another thread.
     const mine = await d.threads.get(threadId, admissionTenant(request));
@@ -104,6 +110,12 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     const select = q.select;
     return select ? views.map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => (select as string[]).includes(k)))) : views;
   });
+
+  app.post(
+    '/threads/:thread_id/copy',
+    { schema: { ...doc, summary: 'Copy a thread with its checkpoints into a new thread', params: ThreadParams } },
+    async (request) => threadView(d, await copyThread(d, await threadOf(d, request))),
+  );
 
   app.post('/threads/count', { schema: { ...doc, summary: 'Count threads (metadata, status filters)', body: ThreadCount } }, async (request) => {
     const q = (request.body ?? {}) as z.infer<typeof ThreadCount>;

@@ -8,8 +8,8 @@ import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgrap
 
 let s: LangGraphStack;
 beforeAll(async () => {
-  s = await startLangGraphStack('lg_thread_reads');
-  s.worker('lg-thread-reads');
+  s = await startLangGraphStack('lg_thread_surfaces');
+  s.worker('lg-thread-surfaces');
 });
 afterAll(() => s?.close());
 
@@ -72,5 +72,53 @@ describe.each(SDKS)('LangGraph API through the SDK: thread reads (SDK %s)', (sdk
     expect(all.map((r) => r.status)).toEqual(['interrupted', 'success']);
     expect((await c.runs.list(thread.thread_id, { status: 'success' })).map((r) => r.run_id)).toEqual([all[1]?.run_id]);
     expect(await c.runs.list(thread.thread_id, { status: 'error' })).toEqual([]);
+  });
+});
+
+describe.each(SDKS)('LangGraph API through the SDK: thread copy, supersteps, on_completion (SDK %s)', (sdk) => {
+  const client = () => s.client(undefined, sdk);
+
+  it('copy: a new thread with the same checkpoints and metadata; runs on it leave the source alone', async () => {
+    const c = client();
+    const source = await c.threads.create({ metadata: { team: 'a' } });
+    await c.runs.wait(source.thread_id, 'chat', { input: { messages: 'one' } });
+    const copy = await c.threads.copy(source.thread_id);
+    expect(copy.thread_id).not.toBe(source.thread_id);
+    expect(copy.metadata).toMatchObject({ team: 'a', graph_id: 'chat', thread_id: copy.thread_id });
+    const [a, b] = await Promise.all([c.threads.getHistory(source.thread_id, { limit: 100 }), c.threads.getHistory(copy.thread_id, { limit: 100 })]);
+    expect(b.map((h) => [h.checkpoint.checkpoint_id, h.values, h.next])).toEqual(a.map((h) => [h.checkpoint.checkpoint_id, h.values, h.next]));
+    await c.runs.wait(copy.thread_id, 'chat', { input: { messages: 'two' } });
+    expect(((await c.threads.getState(copy.thread_id)).values as { messages: unknown[] }).messages).toHaveLength(4);
+    expect(((await c.threads.getState(source.thread_id)).values as { messages: unknown[] }).messages).toHaveLength(2);
+    await expect(c.threads.copy(randomUUID())).rejects.toThrow(/404/);
+  });
+
+  it('supersteps seed a new thread through its graph; a refused one answers 422 and leaves no thread', async () => {
+    const c = client();
+    const seeded = await c.threads.create({
+      graphId: 'echo',
+      supersteps: [{ updates: [{ values: { done: 5, log: ['seeded'] }, asNode: 'step' }] }],
+    });
+    expect((await c.threads.getState(seeded.thread_id)).values).toMatchObject({ done: 5, log: ['seeded'] });
+    expect(await c.runs.wait(seeded.thread_id, 'echo', { input: { steps: 6 } })).toMatchObject({ done: 6, log: ['seeded', 'step 6'] });
+    const threadId = randomUUID();
+    await expect(c.threads.create({ threadId, graphId: 'echo', supersteps: [{ updates: [{ values: { done: 1 }, asNode: 'nowhere' }] }] })).rejects.toThrow(
+      /422/,
+    );
+    await expect(c.threads.get(threadId)).rejects.toThrow(/404/);
+    await expect(c.threads.create({ threadId, supersteps: [{ updates: [{ values: {}, asNode: 'step' }] }] })).rejects.toThrow(/422/);
+    await expect(c.threads.get(threadId)).rejects.toThrow(/404/);
+  });
+
+  it("on_completion: keep keeps a stateless run's thread; delete answers 422 and admits nothing", async () => {
+    const c = client();
+    const before = (await s.db.ledger.list({ limit: 500 })).jobs.length;
+    // The SDK's typings name other values (complete, continue); the server's are delete and keep.
+    const payload = (onCompletion: string) => ({ input: { steps: 1 }, onCompletion }) as never;
+    await expect(c.runs.wait(null, 'echo', payload('delete'))).rejects.toThrow(/422/);
+    expect((await s.db.ledger.list({ limit: 500 })).jobs.length).toBe(before);
+    expect(await c.runs.wait(null, 'echo', payload('keep'))).toMatchObject({ done: 1 });
+    const [job] = (await s.db.ledger.list({ limit: 1 })).jobs;
+    expect((await c.threads.get(job?.threadId as string)).status).toBe('idle');
   });
 });
