@@ -78,6 +78,24 @@ describe.each(SDKS)('LangGraph API through the SDK: thread reads (SDK %s)', (sdk
 describe.each(SDKS)('LangGraph API through the SDK: thread copy, supersteps, on_completion (SDK %s)', (sdk) => {
   const client = () => s.client(undefined, sdk);
 
+  it('DELETE a run: an unfinished one is rolled back (gone with its checkpoints); a finished one answers 409 and stays', async () => {
+    const c = client();
+    const finished = await c.threads.create();
+    await c.runs.wait(finished.thread_id, 'echo', { input: { steps: 1 } });
+    const [done] = await c.runs.list(finished.thread_id);
+    await expect(c.runs.delete(finished.thread_id, done?.run_id as string)).rejects.toThrow(/409/);
+    expect(await c.runs.get(finished.thread_id, done?.run_id as string)).toMatchObject({ status: 'success' });
+
+    const parked = await c.threads.create();
+    await c.runs.wait(parked.thread_id, 'approval', { input: { request: 'x' } });
+    const [run] = await c.runs.list(parked.thread_id);
+    await c.runs.delete(parked.thread_id, run?.run_id as string);
+    await expect(c.runs.get(parked.thread_id, run?.run_id as string)).rejects.toThrow(/404/);
+    expect(await c.runs.list(parked.thread_id)).toEqual([]);
+    expect((await c.threads.getState(parked.thread_id)).values).toEqual({});
+    expect((await c.threads.get(parked.thread_id)).status).toBe('idle');
+  });
+
   it('copy: a new thread with the same checkpoints and metadata; runs on it leave the source alone', async () => {
     const c = client();
     const source = await c.threads.create({ metadata: { team: 'a' } });

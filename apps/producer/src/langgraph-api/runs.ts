@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { isTerminal } from '@runledger/ledger';
 import { serializeChunk } from '@runledger/runtime';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
@@ -107,6 +108,20 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
       const job = await d.ledger.get(run_id, tenantScope(request));
       if (isRolledBack(job)) throw new ApiError(404, 'not_found', `Run ${run_id} was rolled back (deleted).`);
       return answerWhenSettled(d, request, reply, run_id);
+    },
+  );
+
+  app.delete(
+    '/threads/:thread_id/runs/:run_id',
+    { schema: { ...doc, summary: 'Delete an unfinished run with its checkpoints (a rollback); 409 for a finished one', params: RunParams } },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+      const job = await runOf(d, request, thread_id, run_id);
+      // A finished run stays: its job is the ledger's receipt, and its effects may have reached a provider.
+      if (isTerminal(job.status))
+        throw new ApiError(409, 'invalid_state', `Run ${run_id} has finished; Runledger keeps finished runs. Only an unfinished run can be deleted.`);
+      await cancelRun(d, request, run_id, 'deleted through the LangGraph API', true);
+      return reply.code(204).send();
     },
   );
 
