@@ -68,7 +68,7 @@ describe.each(SDKS)('LangGraph API through the SDK: runs from a checkpoint (SDK 
     expect((await c.runs.list(thread.thread_id)).map((r) => r.status)).toEqual(['success', 'success', 'success']);
   });
 
-  it('bad checkpoints answer 4xx and admit nothing', async () => {
+  it('bad checkpoints answer 4xx and admit nothing; a resume naming the thread head resumes', async () => {
     const c = client();
     const { thread, endOfOne } = await twoTurns(c);
     const other = await c.threads.create();
@@ -80,6 +80,11 @@ describe.each(SDKS)('LangGraph API through the SDK: runs from a checkpoint (SDK 
     ).rejects.toThrow(/422/);
     await expect(c.runs.create(thread.thread_id, 'chat', { command: { resume: 1 }, checkpointId: id })).rejects.toThrow(/422/);
     expect((await s.db.ledger.list({ limit: 500 })).jobs.length).toBe(before);
+    // A resume naming the thread's head (useStream sends the head of the branch shown) resumes as usual.
+    const hitl = await c.threads.create();
+    await c.runs.wait(hitl.thread_id, 'approval', { input: { request: 'x' } });
+    const head = (await c.threads.getState(hitl.thread_id)).checkpoint;
+    expect(await c.runs.wait(hitl.thread_id, 'approval', { command: { resume: true }, checkpoint: head })).toMatchObject({ outcome: 'x: approved' });
   });
 });
 

@@ -24,19 +24,22 @@ export async function forkRequest(
 ): Promise<RunRequest['checkpoint']> {
   const c = body.checkpoint ?? undefined;
   const id = body.checkpoint_id ?? c?.checkpoint_id ?? undefined;
-  if (!id) {
-    if (c && Object.values(c).some((v) => v !== undefined && v !== null && v !== ''))
-      throw invalid('body.checkpoint needs a checkpoint_id to start the run from.');
-    return undefined;
-  }
   if (body.checkpoint_id && c?.checkpoint_id && body.checkpoint_id !== c.checkpoint_id)
     throw invalid('body.checkpoint_id and body.checkpoint.checkpoint_id name different checkpoints.');
   if (c?.checkpoint_ns) throw new ApiError(422, 'unsupported', 'body.checkpoint.checkpoint_ns (a subgraph checkpoint) is not supported by Runledger yet.');
   if (c?.checkpoint_map && Object.keys(c.checkpoint_map).length)
     throw new ApiError(422, 'unsupported', 'body.checkpoint.checkpoint_map (a subgraph checkpoint) is not supported by Runledger yet.');
+  // No checkpoint named (useStream sends the head's reference without one): the thread's latest.
+  if (!id) return undefined;
   if (c?.thread_id && c.thread_id !== threadId) throw invalid(`body.checkpoint.thread_id is not the run's thread (${threadId ?? 'a new thread'}).`);
-  if (body.command && 'resume' in body.command)
-    throw invalid('command.resume continues the interrupted run where it stopped; send checkpoint_id with input or a command update instead.');
+  if (body.command && 'resume' in body.command) {
+    // useStream names the branch head it shows; the thread's head is where a resume goes anyway.
+    const head = thread && (await d.states.state(graph, thread)).config?.configurable?.checkpoint_id;
+    if (head === id) return undefined;
+    throw invalid(
+      'command.resume continues the interrupted run where it stopped, at the thread head; send checkpoint_id with input or a command update instead.',
+    );
+  }
   if (!thread || !(await d.states.at(graph, thread, id))) throw new ApiError(404, 'not_found', `Thread ${threadId ?? '(new)'} has no checkpoint ${id}.`);
   return { checkpointId: id, checkpointNs: '' };
 }
