@@ -190,6 +190,8 @@ async function main(): Promise<void> {
     PORT: String(env.PORT),
     HOST: env.HOST,
     LOG_LEVEL: env.LOG_LEVEL,
+    // Web apps on this machine may call the API, as with `langgraph dev` (unless configured otherwise).
+    RUNLEDGER_DEV: '1',
   };
   const producerPid = stack.startProducer(childEnv);
   // Each worker serves Prometheus metrics on its own port (two cannot share the default 9464).

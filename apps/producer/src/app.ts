@@ -64,7 +64,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   installErrorHandlers(app);
   answerOversizedBeforeBody(app, bodyLimit);
   // Before the security hooks: a browser's preflight carries no key, and is answered here.
-  if (options.corsOrigins) void app.register(cors, corsOptions(options.corsOrigins));
+  if (options.cors) void app.register(cors, corsOptions(options.cors));
   // Before any route: its hooks cover every route, the dashboard's and Bull Board's included.
   installSecurity(
     app,

@@ -88,7 +88,16 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RUNLEDGER_API_KEYS: z.string().optional(),
   RUNLEDGER_ADMIN_KEY: z.string().optional(),
-  /** Browser origins allowed to call the API (CORS): comma-separated (`https://app.example.com,http://localhost:5173`) or `*`. Default none. */
+  /**
+   * `1`: a dev stack (`npm start` and `runledger dev` set it): web apps on this machine
+   * (http://localhost:*, http://127.0.0.1:*) may call the API when neither RUNLEDGER_CORS_ORIGINS
+   * nor langgraph.json's `http.cors` says otherwise. Default off.
+   */
+  RUNLEDGER_DEV: z
+    .enum(['0', '1', 'true', 'false'])
+    .optional()
+    .transform((v) => v === '1' || v === 'true'),
+  /** Browser origins allowed to call the API (CORS), before langgraph.json's `http.cors`: comma-separated (`https://app.example.com,http://localhost:5173`) or `*`. Default none. */
   RUNLEDGER_CORS_ORIGINS: z
     .string()
     .optional()

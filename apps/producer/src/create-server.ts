@@ -6,12 +6,14 @@ import {
   type GraphDefinition,
   loadGraphs,
   parseGraphConfigDefaults,
+  readLangGraphConfig,
   registerPlatformLogger,
 } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { ConfigError, parseConfig } from './config';
 import { CronTicker } from './cron-ticker';
+import { corsPolicy } from './langgraph-api';
 import { parseSecurityEnv, sharedBuckets, tenantBucket } from './security';
 
 export interface CreateServerOptions {
@@ -76,9 +78,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
   const env = { ...(options.env ?? process.env), ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
   const config = parseConfig(env);
   const secured = parseSecurityEnv(env);
+  const configPath = findLangGraphConfig(config.RUNLEDGER_CONFIG, process.cwd());
   const loaded = await loadGraphs({
     modulePath: config.RUNLEDGER_GRAPHS,
-    configPath: findLangGraphConfig(config.RUNLEDGER_CONFIG, process.cwd()),
+    configPath,
     // Said again by every worker, which runs the graphs; here only the admission check uses them.
     notice: () => {},
     buildId: config.RUNLEDGER_BUILD_ID,
@@ -121,9 +124,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     logger: { level: config.LOG_LEVEL },
     crashAt: config.RUNLEDGER_TEST_CRASH_AT,
     testHooks: config.RUNLEDGER_TEST_HOOKS,
-    corsOrigins: config.RUNLEDGER_CORS_ORIGINS,
     streams: { limits: { max: config.MAX_OPEN_STREAMS, perTenant: config.MAX_OPEN_STREAMS_PER_TENANT } },
     threadState: { maxBytes: config.MAX_THREAD_STATE_BYTES, historyMaxBytes: config.HISTORY_MAX_BYTES },
+    cors: corsPolicy(config.RUNLEDGER_CORS_ORIGINS, configPath ? readLangGraphConfig(configPath).cors : undefined, config.RUNLEDGER_DEV),
     security: secured.security,
     cronLimits: { maxPerTenant: config.CRON_MAX_PER_TENANT, minIntervalMs: config.CRON_MIN_INTERVAL_MS },
   });

@@ -16,6 +16,8 @@ export interface StreamOptions {
   onTailPoll?: (runId: string) => void;
 }
 
+import type { CorsPolicy } from './langgraph-api/cors';
+
 /** What the producer app needs; main.ts opens these, tests pass real ones. The caller closes them. */
 export interface AppOptions {
   ledger: Ledger;
@@ -43,10 +45,10 @@ export interface AppOptions {
   /** Where Bull Board links each queue job. Default the dashboard's job page, `/admin/jobs/<jobId>` (Bull Board is as private as it). */
   ledgerJobUrl?: (jobId: string) => string;
   /**
-   * Origins a browser may call the API from (CORS, for the LangGraph SDK's `useStream` in a web
-   * app): a list, or `*` for any. Default none: no CORS headers, browsers allow same-origin only.
+   * Which browser origins may call the API (CORS, for the LangGraph SDK's `useStream` in a web
+   * app; see corsPolicy). Default none: no CORS headers, browsers allow same-origin only.
    */
-  corsOrigins?: string[] | '*';
+  cors?: CorsPolicy;
   /** RUNLEDGER_TEST_HOOKS: serve POST /internal/truncate (LangGraph's API tests start from an empty server with it). Default false (404). */
   testHooks?: boolean;
   /**

@@ -26,6 +26,7 @@ describe('producer environment', () => {
       CRON_TICK_MS: 1000,
       CRON_MISFIRE_GRACE_MS: 5000,
       RUNLEDGER_TEST_HOOKS: false,
+      RUNLEDGER_DEV: false,
     });
   });
 

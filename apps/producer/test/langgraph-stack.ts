@@ -32,7 +32,7 @@ export interface LangGraphStack {
   close(failed?: boolean): Promise<void>;
 }
 
-/** `app`: more options for the producer app (e.g. corsOrigins, graphs: then start the workers with the same). */
+/** `app`: more options for the producer app (e.g. cors, graphs: then start the workers with the same). */
 export async function startLangGraphStack(name: string, app: Partial<Parameters<typeof buildApp>[0]> = {}): Promise<LangGraphStack> {
   const db = await testDb(name);
   const backend = inject('redisUrl') ? 'redis' : 'postgres';

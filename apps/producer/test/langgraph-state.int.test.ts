@@ -7,7 +7,7 @@ import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgrap
 const APP_ORIGIN = 'http://app.example:5173';
 let s: LangGraphStack;
 beforeAll(async () => {
-  s = await startLangGraphStack('lg_state', { corsOrigins: [APP_ORIGIN] });
+  s = await startLangGraphStack('lg_state', { cors: { origins: [APP_ORIGIN] } });
   s.worker('lg-state-w1');
 });
 afterAll(() => s?.close());

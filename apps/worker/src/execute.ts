@@ -1,7 +1,7 @@
 import { INTERRUPT, RunControl, type StateSnapshot } from '@langchain/langgraph';
 import { type ClaimResult, FencedPostgresSaver, isConnectionError, type Job, type Ledger, LedgerStore, langGraphThreadId } from '@runledger/ledger';
 import { type DeliveryData, deliver, handOffThread } from '@runledger/queue';
-import { breakpointsOf, commandOf, type GraphRegistry, invokeOptionsOf, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
+import { breakpointsOf, commandOf, forkOf, type GraphRegistry, invokeOptionsOf, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
 import { backoffMs, classify, describeError, deterministicFailure, errorLogFields, findCause, RunAbort } from './outcome';
@@ -231,6 +231,8 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   try {
     const applied = await applyDecision(deps, job, decision, graph.getState.bind(graph), claimed.started);
     if ('done' in applied) return applied.done;
+    // A fork starts at the checkpoint it asked for until it has one of its own (then it resumes from its newest).
+    if (decision.action === 'start' || decision.action === 'replay') Object.assign(config.configurable, forkOf(runRequestOf(job.metadata)));
     const output = await runGraph(ledger, job, graph, applied.input, config);
     crashHere(deps, 'after_invoke');
     return await settle(deps, job, graph, decision, outputKeys === undefined ? undefined : output);

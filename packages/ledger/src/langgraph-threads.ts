@@ -25,6 +25,9 @@ export interface ThreadSearch {
   jobStatuses?: ReadonlyArray<JobStatus | 'none'>;
   limit?: number;
   offset?: number;
+  /** Default created_at, newest first. `status` is the LangGraph API's thread status of the latest job. */
+  sortBy?: 'created_at' | 'updated_at' | 'thread_id' | 'status';
+  sortOrder?: 'asc' | 'desc';
 }
 
 function toThread(r: Record<string, unknown>): LangGraphThread {
@@ -54,8 +57,15 @@ export class LangGraphThreads extends LedgerCore {
   /** Threads matching `s`, newest first. */
   async search(s: ThreadSearch = {}): Promise<LangGraphThread[]> {
     const limit = Math.min(Math.max(s.limit ?? 10, 1), 1000);
-    const values = [s.tenant ?? null, s.ids ?? null, s.metadata ? json(s.metadata) : null, s.jobStatuses ?? null, limit, Math.max(s.offset ?? 0, 0)];
+    const filter = [s.tenant ?? null, s.ids ?? null, s.metadata ? json(s.metadata) : null, s.jobStatuses ?? null];
+    const values = [...filter, limit, Math.max(s.offset ?? 0, 0), s.sortBy ?? 'created_at', s.sortOrder ?? 'desc'];
     return (await this.q('search_threads', values)).rows.map(toThread);
+  }
+
+  /** How many threads match `s` (its tenant, metadata and job statuses). */
+  async count(s: Pick<ThreadSearch, 'tenant' | 'metadata' | 'jobStatuses'> = {}): Promise<number> {
+    const values = [s.tenant ?? null, s.metadata ? json(s.metadata) : null, s.jobStatuses ?? null];
+    return (await this.q('count_threads', values)).rows[0].n as number;
   }
 
   /** One thread, undefined when it is missing or (with `tenant`) another tenant's. */

@@ -37,6 +37,17 @@ export class RowBoundPostgresSaver extends PostgresSaver {
     statements.SELECT_PENDING_SENDS_SQL = sends.replace(SEND_ROW, SEND_ROW_KEYED);
   }
 
+  /**
+   * A channel version no other branch of the thread uses. LangGraph's integer versions (1, 2, 3 …)
+   * repeat on two branches forked from one checkpoint, and blobs are keyed by version and inserted
+   * ON CONFLICT DO NOTHING: the second branch's value would be dropped and the fork would read its
+   * sibling's (langgraphjs issue 1812). A random fraction keeps a version a number, ordered after
+   * every earlier one, so threads written with integer versions carry on.
+   */
+  override getNextVersion(current: ChannelVersions[string] | undefined): number {
+    return Math.floor(Number(current ?? 0)) + 1 + Math.random() * 0.999;
+  }
+
   private get sealing(): SealingSerializer | undefined {
     return this.serde instanceof SealingSerializer ? this.serde : undefined;
   }

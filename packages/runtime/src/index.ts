@@ -4,7 +4,14 @@ export { type ToolEffectOptions, toolEffect } from './effect-tool';
 export { definitionFromExport, inputCheck, type Notice } from './graph-export';
 export { ScriptedVacationModel } from './graphs/vacation-model';
 export type { BookingConfirmation, BookingOptions } from './graphs/vacation-tools';
-export { applyProjectEnv, findLangGraphConfig, type GraphEntry, type LangGraphProject, readLangGraphConfig } from './langgraph-config';
+export {
+  applyProjectEnv,
+  findLangGraphConfig,
+  type GraphEntry,
+  type LangGraphCors,
+  type LangGraphProject,
+  readLangGraphConfig,
+} from './langgraph-config';
 export { ensurePlatformLogger, type GraphLogLevel, type GraphLogWrite, registerPlatformLogger, writeToStderr } from './platform-logger';
 export { builtInGraphs, type GraphDefinition, type GraphRegistry, type LoadGraphsOptions, loadGraphs, type RunnableGraph } from './registry';
 export {
@@ -16,7 +23,7 @@ export {
   type RunConfig,
   runConfigProblem,
 } from './run-config';
-export { breakpointsOf, commandOf, type GotoTarget, RUN_REQUEST_KEY, type RunCommand, type RunRequest, runRequestOf } from './run-request';
+export { breakpointsOf, commandOf, forkOf, type GotoTarget, RUN_REQUEST_KEY, type RunCommand, type RunRequest, runRequestOf } from './run-request';
 export {
   clientChunk,
   graphStreamModes,

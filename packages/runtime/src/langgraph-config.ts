@@ -4,9 +4,22 @@ import { parseEnv } from 'node:util';
 import { z } from 'zod';
 
 /** The part of a LangGraph CLI config (`langgraph.json`) Runledger reads; other keys are ignored. */
+/** langgraph.json's `http.cors`, as the LangGraph CLI documents it. */
+const Cors = z.object({
+  allow_origins: z.array(z.string()).optional(),
+  allow_origin_regex: z.string().optional(),
+  allow_methods: z.array(z.string()).optional(),
+  allow_headers: z.array(z.string()).optional(),
+  allow_credentials: z.boolean().optional(),
+  expose_headers: z.array(z.string()).optional(),
+  max_age: z.number().int().min(0).optional(),
+});
+export type LangGraphCors = z.infer<typeof Cors>;
+
 const LangGraphConfig = z.object({
   graphs: z.record(z.string(), z.union([z.string().min(1), z.object({ path: z.string().min(1), description: z.string().optional() })])),
   env: z.union([z.record(z.string(), z.string()), z.string().min(1)]).optional(),
+  http: z.object({ cors: Cors.optional() }).loose().optional(),
 });
 
 const GRAPH_ID = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -27,6 +40,8 @@ export interface LangGraphProject {
   graphs: GraphEntry[];
   /** The variables of `env` (an object, or a .env file relative to the config). */
   env: Record<string, string>;
+  /** `http.cors`: which browser origins may call the API. */
+  cors?: LangGraphCors;
 }
 
 /** The config to load: `explicit` (RUNLEDGER_CONFIG) when given, else `langgraph.json` in `cwd` when there is one. */
@@ -62,10 +77,11 @@ export function readLangGraphConfig(configPath: string): LangGraphProject {
     return { id, spec, file: path.resolve(dir, file), exportName: exportName || 'default', description };
   });
   const env = parsed.data.env;
-  if (typeof env !== 'string') return { configPath, graphs, env: env ?? {} };
+  const cors = parsed.data.http?.cors;
+  if (typeof env !== 'string') return { configPath, graphs, env: env ?? {}, cors };
   const envFile = path.resolve(dir, env);
   try {
-    return { configPath, graphs, env: parseEnv(readFileSync(envFile, 'utf8')) as Record<string, string> };
+    return { configPath, graphs, env: parseEnv(readFileSync(envFile, 'utf8')) as Record<string, string>, cors };
   } catch (err) {
     throw new Error(`${where}: env file ${envFile} cannot be read: ${oneLine(err)}`, { cause: err });
   }

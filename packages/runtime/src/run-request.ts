@@ -28,6 +28,12 @@ export interface RunRequest {
   config?: RunConfig;
   /** The run's LangGraph v1 context, merged the same way. */
   context?: unknown;
+  /**
+   * The checkpoint a run starts from instead of the thread's latest (LangGraph API `checkpoint_id`):
+   * a fork. Applied only while the job has no checkpoint of its own (start, replay); later
+   * attempts resume from the newest checkpoint, which is then the fork's.
+   */
+  checkpoint?: { checkpointId: string; checkpointNs: string };
 }
 
 const breakpoints = (v: unknown): string[] | '*' | undefined =>
@@ -44,7 +50,19 @@ export function runRequestOf(metadata: Record<string, unknown> | null | undefine
     interruptAfter: breakpoints(raw.interruptAfter),
     config: raw.config && typeof raw.config === 'object' ? (raw.config as RunConfig) : undefined,
     context: raw.context ?? undefined,
+    checkpoint: checkpointOf(raw.checkpoint),
   };
+}
+
+function checkpointOf(v: unknown): RunRequest['checkpoint'] {
+  const c = v as { checkpointId?: unknown; checkpointNs?: unknown } | undefined;
+  if (typeof c?.checkpointId !== 'string') return undefined;
+  return { checkpointId: c.checkpointId, checkpointNs: typeof c.checkpointNs === 'string' ? c.checkpointNs : '' };
+}
+
+/** The `configurable` keys that start a run at its requested checkpoint (none when it asked for none). */
+export function forkOf(r: RunRequest | undefined): { checkpoint_id?: string; checkpoint_ns?: string } {
+  return r?.checkpoint ? { checkpoint_id: r.checkpoint.checkpointId, checkpoint_ns: r.checkpoint.checkpointNs } : {};
 }
 
 /** LangGraph's Command of a run command, with a resume value when one is given. */

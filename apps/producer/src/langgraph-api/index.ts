@@ -7,7 +7,7 @@ import { langGraphDeps } from './context';
 import { metaRoutes } from './meta';
 import type { ThreadStateLimits } from './thread-state';
 
-export { corsOptions } from './cors';
+export { type CorsPolicy, corsOptions, corsPolicy } from './cors';
 export { testHookRoutes } from './test-hooks';
 
 import { mcpRoutes } from './mcp';

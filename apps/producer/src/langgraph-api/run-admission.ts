@@ -11,6 +11,8 @@ import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
 import { ASSISTANT_KEY, type RunAssistant } from './assistants';
 import { cancelRun } from './cancel';
 import type { LangGraphDeps } from './context';
+import { closeParkedRuns, forkRequest, hasState } from './run-branching';
+import { tagThread } from './run-thread';
 import { type RunCreate, UNSUPPORTED_RUN_FIELDS } from './schemas';
 
 /** A created (or resumed) run and where its stream starts for the client that created it. */
@@ -121,6 +123,8 @@ export async function createRun(
 ): Promise<CreatedRun> {
   const raw = body as Record<string, unknown>;
   for (const field of UNSUPPORTED_RUN_FIELDS) if (raw[field] !== undefined && raw[field] !== null) throw unsupported(`body.${field}`);
+  // Deleting the thread when the run ends would need the worker to do it (a producer may be gone by then).
+  if (body.on_completion === 'delete' && threadId === undefined) throw unsupported('body.on_completion "delete" (send "keep")');
   const command = body.command ?? undefined;
   // The run is pinned to the assistant's current version; assistant.config and assistant.context
   // are the assistant layer of the run's config (defaults < assistant < run).
@@ -129,15 +133,19 @@ export async function createRun(
   if (command && body.input !== undefined && body.input !== null)
     throw new ApiError(422, 'invalid_request', 'Send either input or command, not both: a command run starts from the thread state.');
   if (resuming && body.after_seconds) throw new ApiError(422, 'invalid_request', 'after_seconds applies to a new run, not to command.resume.');
-  const run = runRequest(d, graph, body, assistant);
-  // A command run starts from the thread's state, not from an input.
-  if (!command) {
-    const problem = graph.validateInput?.(body.input ?? null);
-    if (problem) throw new ApiError(422, 'invalid_input', problem);
-  }
   checkMetadataSize(request, body.metadata);
   // Another tenant's thread answers 404 like a missing one, before anything else is said about it.
   const existing = threadId === undefined ? undefined : await findThread(d, request, threadId, body);
+  const checkpoint = await forkRequest(d, graph, existing, threadId, body);
+  const asked = runRequest(d, graph, body, assistant);
+  const run = checkpoint ? { ...asked, checkpoint } : asked;
+  // A command run starts from the thread's state, not from an input; so does a run without input
+  // on a thread (or a checkpoint) that has state: it continues from there, as LangGraph's does.
+  const continues = (body.input ?? null) === null && (checkpoint !== undefined || (await hasState(d, graph, existing)));
+  if (!command && !continues) {
+    const problem = graph.validateInput?.(body.input ?? null);
+    if (problem) throw new ApiError(422, 'invalid_input', problem);
+  }
   const thread = existing ?? (await createThread(d, request, threadId));
 
   if (resuming) {
@@ -153,6 +161,7 @@ export async function createRun(
         'interrupt_before and interrupt_after apply to a new run, not to command.resume (the resumed run keeps its own).',
       );
     const job = await d.ledger.resume(latest.jobId, command.resume, tenantScope(request), { update: run?.command?.update, goto: run?.command?.goto });
+    await tagThread(d, thread, graph, body.assistant_id);
     await deliverWithin(d.queue, d.ledger, job, d.enqueueTimeoutMs, request.log);
     return { job, streamAfter };
   }
@@ -162,6 +171,7 @@ export async function createRun(
   // rollback: the same, and their checkpoints and stream logs go too (the runs are deleted).
   const strategy = body.multitask_strategy;
   if (strategy === 'interrupt' || strategy === 'rollback') await cancelOpenRuns(d, request, thread.threadId, strategy === 'rollback');
+  else if (existing) await closeParkedRuns(d, request, thread.threadId, strategy !== 'enqueue');
   const stream = streamRequest(body, streaming);
   const pinned = { [ASSISTANT_KEY]: { assistant_id: assistant.assistantId, version: assistant.version } };
   const metadata = { ...body.metadata, ...pinned, ...(stream ? { [STREAM_REQUEST_KEY]: stream } : {}), ...(run ? { [RUN_REQUEST_KEY]: run } : {}) };
@@ -179,5 +189,6 @@ export async function createRun(
     },
     request.log,
   );
+  await tagThread(d, thread, graph, body.assistant_id);
   return { job, streamAfter: 0 };
 }

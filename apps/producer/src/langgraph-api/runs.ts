@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
+import { isTerminal } from '@runledger/ledger';
 import { serializeChunk } from '@runledger/runtime';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
@@ -10,6 +11,7 @@ import { type LangGraphDeps, runPath } from './context';
 import { createRun } from './run-admission';
 import { finalValues, runView } from './run-views';
 import { CancelQuery, RunCreate, RunIdParams, RunListQuery, RunParams, ThreadParams } from './schemas';
+import { runStatus } from './status';
 
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
 const doc = { tags: ['langgraph'] };
@@ -76,16 +78,16 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
 
   app.get(
     '/threads/:thread_id/runs',
-    { schema: { ...doc, summary: "A thread's runs, newest first", params: ThreadParams, querystring: RunListQuery } },
+    { schema: { ...doc, summary: "A thread's runs, newest first (status: only those in it)", params: ThreadParams, querystring: RunListQuery } },
     async (request) => {
       const { thread_id } = request.params as z.infer<typeof ThreadParams>;
       const q = request.query as z.infer<typeof RunListQuery>;
       if (!(await d.threads.get(thread_id, tenantScope(request)))) throw new ApiError(404, 'not_found', `Thread ${thread_id} does not exist.`);
       const limit = q.limit ?? 10;
       const offset = q.offset ?? 0;
-      const page = await d.ledger.list({ threadId: thread_id, tenant: tenantScope(request), limit: Math.min(limit + offset, 500) });
+      const page = await d.ledger.list({ threadId: thread_id, tenant: tenantScope(request), limit: q.status ? 500 : Math.min(limit + offset, 500) });
       return page.jobs
-        .filter((j) => !isRolledBack(j))
+        .filter((j) => !isRolledBack(j) && (q.status === undefined || runStatus(j) === q.status))
         .slice(offset, offset + limit)
         .map(runView);
     },
@@ -116,6 +118,20 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
       if (isRolledBack(job)) throw new ApiError(404, 'not_found', `Run ${run_id} was rolled back (deleted).`);
       d.openStreams.hold(admissionTenant(request), reply);
       return answerWhenSettled(d, reply, run_id);
+    },
+  );
+
+  app.delete(
+    '/threads/:thread_id/runs/:run_id',
+    { schema: { ...doc, summary: 'Delete an unfinished run with its checkpoints (a rollback); 409 for a finished one', params: RunParams } },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
+      const job = await runOf(d, request, thread_id, run_id);
+      // A finished run stays: its job is the ledger's receipt, and its effects may have reached a provider.
+      if (isTerminal(job.status))
+        throw new ApiError(409, 'invalid_state', `Run ${run_id} has finished; Runledger keeps finished runs. Only an unfinished run can be deleted.`);
+      await cancelRun(d, request, run_id, 'deleted through the LangGraph API', true);
+      return reply.code(204).send();
     },
   );
 

@@ -13,6 +13,14 @@ const metadata = z.record(z.string(), z.unknown());
 const limit = (max: number) => z.coerce.number().int().min(1).max(max);
 const offset = z.coerce.number().int().min(0).max(1_000_000);
 
+/** A checkpoint as the SDK names one (useStream sends the one of the branch the user views). */
+const CheckpointRef = z.looseObject({
+  checkpoint_id: z.string().min(1).max(200).nullish(),
+  checkpoint_ns: z.string().max(200).nullish(),
+  checkpoint_map: z.record(z.string(), z.unknown()).nullish(),
+  thread_id: z.string().max(200).nullish(),
+});
+
 export const ThreadParams = z.object({ thread_id: uuid('thread_id') });
 export const RunParams = z.object({ thread_id: uuid('thread_id'), run_id: uuid('run_id') });
 export const RunIdParams = z.object({ run_id: uuid('run_id') });
@@ -78,24 +86,59 @@ export const ThreadCreate = z.looseObject({
   thread_id: uuid('thread_id').optional(),
   metadata: metadata.optional(),
   if_exists: z.enum(['raise', 'do_nothing']).optional(),
-  supersteps: z.array(z.unknown()).max(0, 'supersteps are not supported').optional(),
+  /** State updates applied in order to the new thread, each superstep's updates as one step (needs metadata.graph_id). */
+  supersteps: z
+    .array(
+      z.object({
+        updates: z
+          .array(z.looseObject({ values: z.unknown().optional(), command: z.unknown().optional(), as_node: z.string().min(1).max(200) }))
+          .min(1)
+          .max(100),
+      }),
+    )
+    .max(100)
+    .optional(),
 });
 
-export const ThreadSearch = z.looseObject({
-  ids: z.array(uuid('ids[]')).max(1000).optional(),
+const ThreadFilter = {
   metadata: metadata.optional(),
   status: z.enum(['idle', 'busy', 'interrupted', 'error']).optional(),
-  values: z.undefined('searching by values is not supported').optional(),
+  // Thread values live in (possibly sealed) checkpoints, which the ledger does not query.
+  values: z.undefined('searching by values is not supported by Runledger yet').optional(),
+};
+
+export const ThreadSearch = z.looseObject({
+  ...ThreadFilter,
+  ids: z.array(uuid('ids[]')).max(1000).optional(),
   limit: limit(1000).optional(),
   offset: offset.optional(),
+  sort_by: z.enum(['thread_id', 'status', 'created_at', 'updated_at']).optional(),
+  sort_order: z.enum(['asc', 'desc']).optional(),
+  /** The Thread fields to answer (all when absent). */
+  select: z
+    .array(z.enum(['thread_id', 'created_at', 'updated_at', 'metadata', 'status', 'values', 'interrupts', 'config']))
+    .max(20)
+    .optional(),
 });
+
+export const ThreadCount = z.looseObject(ThreadFilter);
 
 export const ThreadPatch = z.looseObject({ metadata: metadata });
 
 export const HistoryBody = z.looseObject({
   limit: limit(1000).optional(),
   before: z.union([z.string().min(1), z.object({ configurable: z.looseObject({ checkpoint_id: z.string().min(1) }) })]).optional(),
+  /** Only checkpoints whose metadata contains this object. */
+  metadata: metadata.optional(),
+  /** Only this checkpoint. */
+  checkpoint: CheckpointRef.optional(),
 });
+
+export const HistoryQuery = z.looseObject({ limit: limit(1000).optional(), before: z.string().min(1).max(200).optional() });
+
+export const StateQuery = z.looseObject({ subgraphs: z.enum(['0', '1', 'true', 'false']).optional() });
+export const CheckpointParams = z.object({ thread_id: uuid('thread_id'), checkpoint_id: z.string().min(1).max(200) });
+export const StateAtCheckpoint = z.looseObject({ subgraphs: z.boolean().optional(), checkpoint: CheckpointRef.nullish() });
 
 export const StateUpdate = z.looseObject({
   values: z.unknown().optional(),
@@ -128,9 +171,14 @@ export const RunCreate = z.looseObject({
   /** The graph's config (configurable, tags, metadata, recursion_limit) and LangGraph v1 context: stored with the job (runConfigProblem says what is refused). */
   config: z.record(z.string(), z.unknown()).nullable().optional(),
   context: z.unknown().optional(),
+  /** Start at this checkpoint of the thread instead of its latest: a fork (a new branch). */
+  checkpoint_id: z.string().min(1).max(200).nullish(),
+  checkpoint: CheckpointRef.nullish(),
   multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt', 'rollback']).optional(),
   if_not_exists: z.enum(['create', 'reject']).optional(),
   on_disconnect: z.enum(['cancel', 'continue']).optional(),
+  /** A thread-less run's thread after it ends: only `keep` (see createRun). */
+  on_completion: z.enum(['delete', 'keep']).optional(),
   /** Run no earlier than this many seconds from now: the job's due time in the ledger (as `delayMs` on /v1). */
   after_seconds: z
     .number()
@@ -142,7 +190,7 @@ export const RunCreate = z.looseObject({
 export type RunCreate = z.infer<typeof RunCreate>;
 
 /** Fields of a run request that would change the run and that Runledger does not do yet. */
-export const UNSUPPORTED_RUN_FIELDS = ['checkpoint', 'checkpoint_id', 'webhook'] as const;
+export const UNSUPPORTED_RUN_FIELDS = ['webhook'] as const;
 
 export const CancelQuery = z.looseObject({
   wait: z.enum(['0', '1', 'true', 'false']).optional(),
@@ -172,7 +220,11 @@ const Flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v
 
 export const JoinStreamQuery = z.looseObject({ stream_mode: StreamModeQuery.optional(), cancel_on_disconnect: Flag.optional() });
 
-export const RunListQuery = z.looseObject({ limit: limit(500).optional(), offset: offset.optional() });
+export const RunListQuery = z.looseObject({
+  limit: limit(500).optional(),
+  offset: offset.optional(),
+  status: z.enum(['pending', 'running', 'error', 'success', 'timeout', 'interrupted']).optional(),
+});
 
 export const AssistantDeleteQuery = z.looseObject({ delete_threads: Flag.optional() });
 export const SubgraphQuery = z.looseObject({ recurse: Flag.optional() });

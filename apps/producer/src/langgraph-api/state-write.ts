@@ -5,8 +5,11 @@ import { ApiError } from '../http-errors';
 import type { LangGraphDeps } from './context';
 import type { StateUpdate } from './schemas';
 
+type Written = Promise<{ configurable?: Record<string, unknown> }>;
+
 interface UpdatableGraph {
-  updateState(config: { configurable: Record<string, unknown> }, values: unknown, asNode?: string): Promise<{ configurable?: Record<string, unknown> }>;
+  updateState(config: { configurable: Record<string, unknown> }, values: unknown, asNode?: string): Written;
+  bulkUpdateState(config: { configurable: Record<string, unknown> }, supersteps: Array<{ updates: Array<{ values?: unknown; asNode?: string }> }>): Written;
   getState(config: { configurable: Record<string, unknown> }): Promise<StateSnapshot>;
 }
 
@@ -54,6 +57,30 @@ export async function updateThreadState(d: LangGraphDeps, thread: LangGraphThrea
         'invalid_update',
         'LangChain cannot read a message of the update as a message: send { type | role: human, ai, system, developer or tool (with tool_call_id), content } objects, [type, content] pairs or strings; nothing was written.',
       );
+    throw err;
+  }
+}
+
+/**
+ * Applies a new thread's `supersteps` (thread create), as LangGraph's server does with
+ * `bulkUpdateState`: each superstep's updates as one step, written as their `as_node`. A refused
+ * update answers 422 and deletes the thread again, so a bad request leaves nothing behind.
+ */
+export async function applySupersteps(
+  d: LangGraphDeps,
+  thread: LangGraphThread,
+  graph: GraphDefinition,
+  supersteps: Array<{ updates: Array<{ values?: unknown; as_node: string }> }>,
+): Promise<void> {
+  const config = { configurable: { thread_id: langGraphThreadId(thread.tenant, thread.threadId) } };
+  const steps = supersteps.map((s) => ({ updates: s.updates.map((u) => ({ values: u.values ?? null, asNode: u.as_node })) }));
+  try {
+    await d.threads.writeState(thread.threadId, thread.tenant, d.schema, (saver) =>
+      (graph.build(saver) as unknown as UpdatableGraph).bulkUpdateState(config, steps),
+    );
+  } catch (err) {
+    await d.threads.delete(thread.threadId, thread.tenant);
+    if (REFUSED_UPDATE.has((err as Error).name)) throw new ApiError(422, 'invalid_update', `LangGraph refused body.supersteps: ${(err as Error).message}`);
     throw err;
   }
 }

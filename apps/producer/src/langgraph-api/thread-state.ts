@@ -3,9 +3,10 @@ import { type LangGraphThread, type Ledger, langGraphThreadId, OneStatementPostg
 import type { GraphDefinition, RunnableGraph } from '@runledger/runtime';
 
 type HistoryGraph = RunnableGraph & {
+  getState(config: { configurable: Record<string, unknown> }, options?: { subgraphs?: boolean }): Promise<StateSnapshot>;
   getStateHistory(
     config: { configurable: Record<string, unknown> },
-    options?: { limit?: number; before?: { configurable: Record<string, unknown> } },
+    options?: { limit?: number; before?: { configurable: Record<string, unknown> }; filter?: Record<string, unknown> },
   ): AsyncIterable<StateSnapshot>;
 };
 
@@ -26,8 +27,23 @@ function checkpointOf(config: StateSnapshot['config'] | undefined, threadId: str
   return { thread_id: threadId, checkpoint_ns: c.checkpoint_ns ?? '', checkpoint_id: c.checkpoint_id };
 }
 
+const isSnapshot = (s: NonNullable<StateSnapshot['tasks'][number]['state']>): s is StateSnapshot => 'values' in s && 'next' in s;
+
+type CheckpointRef = ReturnType<typeof checkpointOf>;
+
+/** The LangGraph API's ThreadState. */
+export interface ThreadStateView {
+  values: unknown;
+  next: string[];
+  tasks: Array<{ id: string; name: string; error: unknown; interrupts: unknown[]; checkpoint: CheckpointRef; state: ThreadStateView | null; result: unknown }>;
+  checkpoint: CheckpointRef;
+  parent_checkpoint: CheckpointRef;
+  metadata: unknown;
+  created_at: string | null;
+}
+
 /** The LangGraph API's ThreadState of a snapshot of thread `threadId`. */
-export function threadStateView(s: StateSnapshot, threadId: string) {
+export function threadStateView(s: StateSnapshot, threadId: string): ThreadStateView {
   return {
     values: s.values ?? {},
     next: [...s.next],
@@ -36,8 +52,9 @@ export function threadStateView(s: StateSnapshot, threadId: string) {
       name: t.name,
       error: t.error ?? null,
       interrupts: [...t.interrupts],
-      checkpoint: null,
-      state: null,
+      // A subgraph task's state: its snapshot when read with `subgraphs`, else its checkpoint.
+      checkpoint: t.state && !isSnapshot(t.state) ? checkpointOf(t.state, threadId) : null,
+      state: t.state && isSnapshot(t.state) ? threadStateView(t.state, threadId) : null,
       result: t.result ?? null,
     })),
     checkpoint: checkpointOf(s.config, threadId),
@@ -84,27 +101,47 @@ export class ThreadStateReader {
   }
 
   /** The thread's checkpoints live under its tenant's LangGraph thread id (langGraphThreadId). */
-  state(def: GraphDefinition, thread: Pick<LangGraphThread, 'tenant' | 'threadId'>): Promise<StateSnapshot> {
-    return this.graph(def).getState({ configurable: { thread_id: langGraphThreadId(thread.tenant, thread.threadId) } });
+  state(def: GraphDefinition, thread: Pick<LangGraphThread, 'tenant' | 'threadId'>, subgraphs = false): Promise<StateSnapshot> {
+    return this.graph(def).getState({ configurable: { thread_id: langGraphThreadId(thread.tenant, thread.threadId) } }, { subgraphs });
+  }
+
+  /** The snapshot at one of the thread's checkpoints, or undefined when the thread has no such checkpoint. */
+  async at(
+    def: GraphDefinition,
+    thread: Pick<LangGraphThread, 'tenant' | 'threadId'>,
+    checkpointId: string,
+    subgraphs = false,
+  ): Promise<StateSnapshot | undefined> {
+    const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
+    const s = await this.graph(def).getState({ configurable: { thread_id, checkpoint_id: checkpointId } }, { subgraphs });
+    // LangGraph answers an empty snapshot (no metadata) for a checkpoint it does not find.
+    return s.metadata === undefined ? undefined : s;
   }
 
   /**
-   * Up to `limit` snapshots, newest first, optionally before a checkpoint id, one at a time. Read
-   * in pages of 1, 2, 4 … 64 checkpoints (the saver loads a page's blobs at once), so a caller that
-   * stops early, at a byte budget, has not loaded the whole history of a large thread.
+   * Up to `limit` snapshots, newest first, optionally before a checkpoint id, one at a time;
+   * `filter`: only those whose metadata contains `metadata`, only the checkpoint `checkpointId`.
+   * Read in pages of 1, 2, 4 … 64 checkpoints (the saver loads a page's blobs at once), so a
+   * caller that stops early, at a byte budget, has not loaded the whole history of a large thread.
    */
   async *history(
     def: GraphDefinition,
     thread: Pick<LangGraphThread, 'tenant' | 'threadId'>,
     limit: number,
     beforeCheckpointId?: string,
+    filter: { metadata?: Record<string, unknown>; checkpointId?: string } = {},
   ): AsyncGenerator<StateSnapshot> {
     const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
+    const config = { configurable: { thread_id, ...(filter.checkpointId ? { checkpoint_id: filter.checkpointId } : {}) } };
     let before = beforeCheckpointId;
     for (let left = limit, page = 1; left > 0; page = Math.min(page * 2, 64)) {
-      const options = { limit: Math.min(page, left), before: before ? { configurable: { thread_id, checkpoint_id: before } } : undefined };
+      const options = {
+        limit: Math.min(page, left),
+        before: before ? { configurable: { thread_id, checkpoint_id: before } } : undefined,
+        filter: filter.metadata,
+      };
       let read = 0;
-      for await (const s of this.graph(def).getStateHistory({ configurable: { thread_id } }, options)) {
+      for await (const s of this.graph(def).getStateHistory(config, options)) {
         read += 1;
         before = s.config?.configurable?.checkpoint_id as string | undefined;
         yield s;

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { setImmediate } from 'node:timers/promises';
 import type { LangGraphThread } from '@runledger/ledger';
-import { serializeChunk } from '@runledger/runtime';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
 import type { LangGraphDeps } from './context';
-import { HistoryBody, StateUpdate, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from './schemas';
-import { updateThreadState } from './state-write';
+import { HistoryBody, StateQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from './schemas';
+import { applySupersteps, updateThreadState } from './state-write';
 import { jobStatusesOf, threadStatus } from './status';
+import { historyOf, threadCheckpointRoutes } from './thread-checkpoints';
+import { copyThread } from './thread-copy';
 import { EMPTY_STATE, interruptsOf, threadStateView } from './thread-state';
 
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
@@ -48,12 +48,18 @@ async function threadOf(d: LangGraphDeps, request: FastifyRequest): Promise<Lang
 
 /** Threads: create, read, patch metadata, delete, search, state, history. A tenant sees only its own threads. */
 export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
+  await threadCheckpointRoutes(app, d, { thread: (request) => threadOf(d, request), graph: (t) => graphOf(d, t) });
   app.post('/threads', { schema: { ...doc, summary: 'Create a thread', body: ThreadCreate } }, async (request) => {
     const body = request.body as z.infer<typeof ThreadCreate>;
     const metadata = Object.fromEntries(Object.entries(body.metadata ?? {}).filter(([, v]) => v !== undefined && v !== null));
-    if (typeof metadata.graph_id === 'string') d.assistants.resolve(metadata.graph_id);
+    const graph = typeof metadata.graph_id === 'string' ? d.assistants.resolve(metadata.graph_id) : undefined;
+    const supersteps = body.supersteps?.length ? body.supersteps : undefined;
+    if (supersteps && !graph) throw new ApiError(422, 'invalid_request', 'body.supersteps needs metadata.graph_id: the graph whose state they update.');
+    if (supersteps?.some((s) => s.updates.some((u) => u.command !== undefined && u.command !== null)))
+      throw new ApiError(422, 'unsupported', 'body.supersteps[].updates[].command is not supported by Runledger yet; send values and as_node.');
     const threadId = body.thread_id ?? randomUUID();
     const created = await d.threads.create(threadId, admissionTenant(request), metadata);
+    if (created && graph && supersteps) await applySupersteps(d, created, graph, supersteps);
     if (created) return threadView(d, created);
     // Threads are per tenant: an id another tenant uses is simply another thread.
     const mine = await d.threads.get(threadId, admissionTenant(request));
@@ -88,7 +94,7 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     },
   );
 
-  app.post('/threads/search', { schema: { ...doc, summary: 'Search threads, newest first', body: ThreadSearch } }, async (request) => {
+  app.post('/threads/search', { schema: { ...doc, summary: 'Search threads (default newest first)', body: ThreadSearch } }, async (request) => {
     const q = (request.body ?? {}) as z.infer<typeof ThreadSearch>;
     const found = await d.threads.search({
       tenant: tenantScope(request),
@@ -97,16 +103,36 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
       jobStatuses: q.status ? jobStatusesOf(q.status) : undefined,
       limit: q.limit ?? 10,
       offset: q.offset ?? 0,
+      sortBy: q.sort_by,
+      sortOrder: q.sort_order,
     });
-    return Promise.all(found.map((t) => threadView(d, t)));
+    const views = await Promise.all(found.map((t) => threadView(d, t)));
+    const select = q.select;
+    return select ? views.map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => (select as string[]).includes(k)))) : views;
   });
 
-  app.get('/threads/:thread_id/state', { schema: { ...doc, summary: "A thread's current state", params: ThreadParams } }, async (request) => {
-    const thread = await threadOf(d, request);
-    const graph = graphOf(d, thread);
-    if (!graph) return EMPTY_STATE;
-    return threadStateView(await d.states.state(graph, thread), thread.threadId);
+  app.post(
+    '/threads/:thread_id/copy',
+    { schema: { ...doc, summary: 'Copy a thread with its checkpoints into a new thread', params: ThreadParams } },
+    async (request) => threadView(d, await copyThread(d, await threadOf(d, request))),
+  );
+
+  app.post('/threads/count', { schema: { ...doc, summary: 'Count threads (metadata, status filters)', body: ThreadCount } }, async (request) => {
+    const q = (request.body ?? {}) as z.infer<typeof ThreadCount>;
+    return d.threads.count({ tenant: tenantScope(request), metadata: q.metadata, jobStatuses: q.status ? jobStatusesOf(q.status) : undefined });
   });
+
+  app.get(
+    '/threads/:thread_id/state',
+    { schema: { ...doc, summary: "A thread's current state (subgraphs: with its subgraphs' states)", params: ThreadParams, querystring: StateQuery } },
+    async (request) => {
+      const thread = await threadOf(d, request);
+      const graph = graphOf(d, thread);
+      if (!graph) return EMPTY_STATE;
+      const { subgraphs } = request.query as z.infer<typeof StateQuery>;
+      return threadStateView(await d.states.state(graph, thread, subgraphs === '1' || subgraphs === 'true'), thread.threadId);
+    },
+  );
 
   app.post(
     '/threads/:thread_id/state',
@@ -139,26 +165,8 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     async (request, reply) => {
       const thread = await threadOf(d, request);
       const q = (request.body ?? {}) as z.infer<typeof HistoryBody>;
-      const graph = graphOf(d, thread);
-      if (!graph) return [];
       const before = typeof q.before === 'string' ? q.before : q.before?.configurable.checkpoint_id;
-      // Serialised one snapshot at a time, yielding to other requests between them, within the byte budget.
-      const parts: string[] = [];
-      let bytes = 0;
-      let last: string | undefined;
-      for await (const s of d.states.history(graph, thread, q.limit ?? 10, before)) {
-        const view = threadStateView(s, thread.threadId);
-        const text = serializeChunk(view);
-        if (parts.length > 0 && bytes + Buffer.byteLength(text) > d.stateLimits.historyMaxBytes) {
-          if (last) reply.header('x-pagination-next', last);
-          break;
-        }
-        parts.push(text);
-        bytes += Buffer.byteLength(text);
-        last = view.checkpoint?.checkpoint_id;
-        await setImmediate();
-      }
-      return reply.type('application/json; charset=utf-8').send(`[${parts.join(',')}]`);
+      return historyOf(d, reply, thread, graphOf(d, thread), { limit: q.limit, before, metadata: q.metadata, checkpoint: q.checkpoint });
     },
   );
 }
