@@ -1,7 +1,7 @@
 // How long `runledger jobs` takes from process start to exit, the way a person runs it
 // (`node apps/cli/dist/main.mjs jobs`, the bin `npx runledger` starts), against a migrated
 // schema holding a few jobs: the built JavaScript held against the same command from the
-// TypeScript sources through tsx (`node --conditions=source --import tsx apps/cli/src/main.ts`,
+// TypeScript sources through tsx (`node --conditions=@runledger/source --import tsx apps/cli/src/main.ts`,
 // what every command did before). It runs `npm run build` first; then the two alternate,
 // 10 runs each (median), after one unmeasured run of each.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { type BenchOptions, type Figure, holdAgainst, size, summarize, withLimit
 
 const root = path.resolve(import.meta.dirname, '..');
 const BUILT = [path.join(root, 'apps/cli/dist/main.mjs')];
-const FROM_SOURCE = ['--conditions=source', '--import', 'tsx', path.join(root, 'apps/cli/src/main.ts')];
+const FROM_SOURCE = ['--conditions=@runledger/source', '--import', 'tsx', path.join(root, 'apps/cli/src/main.ts')];
 
 /**
  * One `runledger jobs`: wall time and CPU time (user + system, from GNU time), in ms. On a

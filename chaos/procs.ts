@@ -49,7 +49,7 @@ export class Proc {
   ) {
     mkdirSync(logDir, { recursive: true });
     this.log = createWriteStream(path.join(logDir, `${name}.log`));
-    this.child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', path.join(root, entry)], {
+    this.child = spawn(process.execPath, ['--conditions=@runledger/source', '--import', 'tsx', path.join(root, entry)], {
       cwd: root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

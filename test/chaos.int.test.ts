@@ -10,7 +10,7 @@ const root = path.resolve(import.meta.dirname, '..');
 
 it('the short chaos run keeps every invariant of ARCHITECTURE.md, Invariants', { timeout: 290_000 }, async () => {
   const out = mkdtempSync(path.join(os.tmpdir(), 'chaos-test-'));
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'chaos/run.ts', '--short', '--seed', '1', '--out', out], {
+  const child = spawn(process.execPath, ['--conditions=@runledger/source', '--import', 'tsx', 'chaos/run.ts', '--short', '--seed', '1', '--out', out], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

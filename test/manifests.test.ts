@@ -1,7 +1,7 @@
 // What `npm pack` ships: every workspace package exports (and the CLI's bin names) the files
-// tsdown.config.ts builds into dist/, so the tarball npm itself makes works; the "source"
+// tsdown.config.ts builds into dist/, so the tarball npm itself makes works; the "@runledger/source"
 // condition in front of each export is what the repository's tools load instead (vitest here,
-// tsc through customConditions, tsx through --conditions=source).
+// tsc through customConditions, tsx through --conditions=@runledger/source).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +12,7 @@ const root = path.resolve(import.meta.dirname, '..');
 
 interface Manifest {
   name: string;
-  exports?: Record<string, { source: string; types: string; default: string }>;
+  exports?: Record<string, { '@runledger/source': string; types: string; default: string }>;
   bin?: Record<string, string>;
   files: string[];
   publishConfig?: Record<string, unknown>;
@@ -30,9 +30,10 @@ describe.each(builds.map((b) => [b.cwd, b] as const))('%s', (dir, build) => {
     expect(named.length).toBeGreaterThan(0);
     for (const file of named) expect(built).toContain(file);
     for (const [subpath, e] of Object.entries(manifest.exports ?? {})) {
-      expect(Object.keys(e), subpath).toEqual(['source', 'types', 'default']);
-      expect(existsSync(path.join(root, dir, e.source)), e.source).toBe(true);
-      expect(build.entry[path.basename(e.default, '.mjs')]).toBe(e.source.replace(/^\.\//, ''));
+      expect(Object.keys(e), subpath).toEqual(['@runledger/source', 'types', 'default']);
+      const source = e['@runledger/source'];
+      expect(existsSync(path.join(root, dir, source)), source).toBe(true);
+      expect(build.entry[path.basename(e.default, '.mjs')]).toBe(source.replace(/^\.\//, ''));
       expect(e.types).toBe(e.default.replace(/\.mjs$/, '.d.mts'));
     }
     expect(manifest.files).toContain('dist');

@@ -65,7 +65,7 @@ export interface Helper {
 }
 
 export function startHelper(script: string, env: Record<string, string>): Helper {
-  const child = spawn(process.execPath, [...profileFlags(), '--conditions=source', '--import', 'tsx', path.join(root, 'bench/procs', script)], {
+  const child = spawn(process.execPath, [...profileFlags(), '--conditions=@runledger/source', '--import', 'tsx', path.join(root, 'bench/procs', script)], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

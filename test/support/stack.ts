@@ -51,9 +51,9 @@ export function keepOutput(child: ChildProcess): Proc {
   return { child, output: () => out, exited, kill: (s) => child.kill(s) };
 }
 
-/** Spawns `node [flags] --conditions=source --import tsx <entry>` (a path from the repository root) as a real process, capturing its output. */
+/** Spawns `node [flags] --conditions=@runledger/source --import tsx <entry>` (a path from the repository root) as a real process, capturing its output. */
 export function spawnProcess(entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Proc {
-  const args = [...nodeFlags, '--conditions=source', '--import', 'tsx', path.join(root, entry)];
+  const args = [...nodeFlags, '--conditions=@runledger/source', '--import', 'tsx', path.join(root, entry)];
   return keepOutput(spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 

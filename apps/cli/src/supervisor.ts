@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 export interface ChildSpec {
   /** Short name, also its log file: `worker-1` → `<logDir>/worker-1.log`. */
   name: string;
-  /** Absolute entry file; a TypeScript one (running from the repository's sources) runs with `node --conditions=source --import tsx`. */
+  /** Absolute entry file; a TypeScript one (running from the repository's sources) runs with `node --conditions=@runledger/source --import tsx`. */
   entry: string;
   args?: string[];
   env: NodeJS.ProcessEnv;
@@ -69,7 +69,7 @@ export class Supervisor {
     const logFile = path.join(this.options.logDir, `${spec.name}.log`);
     const fd = openSync(logFile, 'a');
     writeSync(fd, `\n=== ${new Date().toISOString()} npm start: ${spec.name} (${spec.entry}) ===\n`);
-    const loader = spec.entry.endsWith('.ts') ? ['--conditions=source', '--import', 'tsx'] : [];
+    const loader = spec.entry.endsWith('.ts') ? ['--conditions=@runledger/source', '--import', 'tsx'] : [];
     const child = spawn(process.execPath, [...loader, '--import', GUARD, spec.entry, ...(spec.args ?? [])], {
       cwd: this.options.root,
       env: spec.env,

@@ -47,7 +47,7 @@ it('a changed graph file reloads the graphs: the next job runs the new code', { 
     RUNLEDGER_HOME: path.join(project, '.runledger'),
   };
   dev = keepOutput(
-    spawn(process.execPath, ['--conditions=source', '--import', 'tsx', path.join(repo, 'apps/cli/src/main.ts'), 'dev'], {
+    spawn(process.execPath, ['--conditions=@runledger/source', '--import', 'tsx', path.join(repo, 'apps/cli/src/main.ts'), 'dev'], {
       cwd: project,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -34,9 +34,9 @@ function cloneOfThisCheckout(): string {
   return dir;
 }
 
-/** Runs `node --conditions=source --import tsx <args>` in `cwd`, its output kept. */
+/** Runs `node --conditions=@runledger/source --import tsx <args>` in `cwd`, its output kept. */
 const run = (cwd: string, args: string[], env: NodeJS.ProcessEnv) =>
-  keepOutput(spawn(process.execPath, ['--conditions=source', '--import', 'tsx', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  keepOutput(spawn(process.execPath, ['--conditions=@runledger/source', '--import', 'tsx', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 
 describe.runIf(process.getuid?.() === 0)('npm start in a second clone, after the first clone is deleted (root)', () => {
   const scratch: string[] = [];

@@ -16,9 +16,16 @@ describe('OpenAPI document and its UI', () => {
     expect(doc.openapi).toBe('3.1.0');
     const paths = Object.keys(doc.paths);
     // The LangGraph Server API's routes are listed too, under their own tag.
-    const langgraph = paths.filter((p) => /^\/(assistants|threads|runs)\b/.test(p));
+    const langgraph = paths.filter((p) => /^\/(assistants|threads|runs|store|mcp)\b/.test(p));
     expect(langgraph).toEqual(
-      expect.arrayContaining(['/threads/{thread_id}/state', '/threads/{thread_id}/runs/stream', '/runs/{run_id}/join', '/assistants/search']),
+      expect.arrayContaining([
+        '/threads/{thread_id}/state',
+        '/threads/{thread_id}/runs/stream',
+        '/runs/{run_id}/join',
+        '/assistants/search',
+        '/store/items',
+        '/mcp',
+      ]),
     );
     expect(doc.paths['/threads/{thread_id}/runs'].post.tags).toEqual(['langgraph']);
     expect(doc.paths['/threads/{thread_id}/state'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('as_node');

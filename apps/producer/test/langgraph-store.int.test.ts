@@ -78,6 +78,8 @@ describe.each(SDKS)('the store through the SDK (SDK %s)', (sdk) => {
       [{ namespace: [], key: 'k', value: { a: 1 } }, 'namespace', 400],
       [{ namespace: ['', 'x'], key: 'k', value: { a: 1 } }, 'namespace', 400],
       [{ namespace: ['a.b'], key: 'k', value: { a: 1 } }, 'periods', 400],
+      [{ namespace: ['a:b'], key: 'k', value: { a: 1 } }, 'colons', 400],
+      [{ namespace: ['langgraph', 'x'], key: 'k', value: { a: 1 } }, 'reserved', 400],
       [{ namespace: ns('x'), key: 'k', value: 'not an object' }, 'value', 400],
     ] as const) {
       const res = await put(body);

@@ -11,7 +11,7 @@ const hook = path.join(import.meta.dirname, 'support/forbid-langchain.mjs');
 
 function load(entry: string) {
   const code = `const m = await import('${entry}'); console.log('exports', Object.keys(m).length);`;
-  return spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', '--import', hook, '--input-type=module', '-e', code], {
+  return spawnSync(process.execPath, ['--conditions=@runledger/source', '--import', 'tsx', '--import', hook, '--input-type=module', '-e', code], {
     cwd: root,
     encoding: 'utf8',
     timeout: 60_000,

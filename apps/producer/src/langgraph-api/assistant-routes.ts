@@ -1,7 +1,8 @@
 import { MemorySaver } from '@langchain/langgraph';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ApiError } from '../http-errors';
+import { ErrorBody } from '../schemas';
 import { admissionTenant, checkMetadataSize } from '../security';
 import { deleteAssistant } from './assistant-delete';
 import { type Assistant, assistantView, versionView } from './assistants';
@@ -64,27 +65,31 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
   const assistantOf = (request: FastifyRequest) => d.assistants.get(admissionTenant(request), idOf(request));
   const graphOf = async (request: FastifyRequest) => (await d.assistants.withGraph(admissionTenant(request), idOf(request))).graph;
 
-  app.post('/assistants', { schema: { ...doc, summary: 'Create an assistant', body: AssistantCreate } }, async (request) => {
-    const body = request.body as AssistantCreate;
-    const tenant = admissionTenant(request);
-    d.assistants.served(body.graph_id);
-    checkMetadataSize(request, body.metadata);
-    const id = body.assistant_id ?? crypto.randomUUID();
-    const fields = {
-      graphId: body.graph_id,
-      name: body.name ?? 'Untitled',
-      description: body.description ?? null,
-      config: body.config ?? {},
-      context: body.context ?? {},
-      metadata: body.metadata ?? {},
-    };
-    const created = d.assistants.find(id) ? undefined : await store.create(tenant, id, fields);
-    if (created) return assistantView(created);
-    const existing = await d.assistants.lookup(tenant, id);
-    if (!existing) throw new ApiError(503, 'retry', `Assistant ${id} was deleted while it was being created; retry the request.`);
-    if (body.if_exists === 'do_nothing') return assistantView(existing);
-    throw new ApiError(409, 'conflict', `Assistant ${id} exists (send if_exists: "do_nothing" to get it instead).`);
-  });
+  app.post(
+    '/assistants',
+    { schema: { ...doc, summary: 'Create an assistant', body: AssistantCreate, response: { 200: z.unknown(), 409: ErrorBody, 422: ErrorBody } } },
+    async (request) => {
+      const body = request.body as AssistantCreate;
+      const tenant = admissionTenant(request);
+      d.assistants.served(body.graph_id);
+      checkMetadataSize(request, body.metadata);
+      const id = body.assistant_id ?? crypto.randomUUID();
+      const fields = {
+        graphId: body.graph_id,
+        name: body.name ?? 'Untitled',
+        description: body.description ?? null,
+        config: body.config ?? {},
+        context: body.context ?? {},
+        metadata: body.metadata ?? {},
+      };
+      const created = d.assistants.find(id) ? undefined : await store.create(tenant, id, fields);
+      if (created) return assistantView(created);
+      const existing = await d.assistants.lookup(tenant, id);
+      if (!existing) throw new ApiError(503, 'retry', `Assistant ${id} was deleted while it was being created; retry the request.`);
+      if (body.if_exists === 'do_nothing') return assistantView(existing);
+      throw new ApiError(409, 'conflict', `Assistant ${id} exists (send if_exists: "do_nothing" to get it instead).`);
+    },
+  );
 
   app.post('/assistants/search', { schema: { ...doc, summary: 'Search assistants', body: AssistantSearch } }, async (request, reply) => {
     const q = (request.body ?? {}) as z.infer<typeof AssistantSearch>;
@@ -115,7 +120,15 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
 
   app.patch(
     '/assistants/:assistant_id',
-    { schema: { ...doc, summary: 'Change an assistant: a new version, made current', params: AssistantParams, body: AssistantPatch } },
+    {
+      schema: {
+        ...doc,
+        summary: 'Change an assistant: a new version, made current',
+        params: AssistantParams,
+        body: AssistantPatch,
+        response: { 200: z.unknown(), 409: ErrorBody, 422: ErrorBody },
+      },
+    },
     async (request) => {
       const body = (request.body ?? {}) as AssistantPatch;
       const current = writable(await assistantOf(request));

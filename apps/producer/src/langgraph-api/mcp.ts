@@ -73,17 +73,22 @@ function mcpServer(d: LangGraphDeps, request: FastifyRequest): Server {
 
 /** POST /mcp: MCP over the streamable HTTP transport, stateless (no session; GET and DELETE answer 405). */
 export async function mcpRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
-  app.post('/mcp', { schema: { ...doc, summary: 'MCP (streamable HTTP): assistants as tools' } }, async (request, reply) => {
-    const server = mcpServer(d, request);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, request.body);
-  });
+  app.post(
+    '/mcp',
+    // Not in /openapi.json: a JSON-RPC protocol with its own envelope (MCP's), not a REST route.
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const server = mcpServer(d, request);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      reply.hijack();
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  );
   const noSession = (_: FastifyRequest, reply: import('fastify').FastifyReply) =>
     reply
       .code(405)

@@ -25,7 +25,13 @@ export const ThreadParams = z.object({ thread_id: uuid('thread_id') });
 export const RunParams = z.object({ thread_id: uuid('thread_id'), run_id: uuid('run_id') });
 export const RunIdParams = z.object({ run_id: uuid('run_id') });
 
-export const AssistantParams = z.object({ assistant_id: z.string().min(1).max(200) });
+export const AssistantParams = z.object({
+  assistant_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^\0]+$/, 'assistant_id cannot contain NUL'),
+});
 export const SubgraphParams = AssistantParams.extend({ namespace: z.string().min(1).max(500).optional() });
 
 /** A RunnableConfig as LangGraph stores it with an assistant. */

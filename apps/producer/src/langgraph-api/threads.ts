@@ -54,7 +54,7 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     const metadata = Object.fromEntries(Object.entries(body.metadata ?? {}).filter(([, v]) => v !== undefined && v !== null));
     const graph = typeof metadata.graph_id === 'string' ? d.assistants.resolve(metadata.graph_id) : undefined;
     const supersteps = body.supersteps?.length ? body.supersteps : undefined;
-    if (supersteps && !graph) throw new ApiError(422, 'invalid_request', 'body.supersteps needs metadata.graph_id: the graph whose state they update.');
+    if (supersteps && !graph) throw new ApiError(400, 'invalid_request', 'body.supersteps needs metadata.graph_id: the graph whose state they update.');
     if (supersteps?.some((s) => s.updates.some((u) => u.command !== undefined && u.command !== null)))
       throw new ApiError(422, 'unsupported', 'body.supersteps[].updates[].command is not supported by Runledger yet; send values and as_node.');
     const threadId = body.thread_id ?? randomUUID();
