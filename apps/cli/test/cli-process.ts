@@ -28,7 +28,11 @@ export function cliEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
 /** Runs `runledger ...args` to completion. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=@runledger/source', '--import', 'tsx', main, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=@runledger/source', '--import', 'tsx', main, ...args], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
