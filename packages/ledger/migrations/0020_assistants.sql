@@ -1,4 +1,4 @@
--- 0021_assistants.sql
+-- 0020_assistants.sql
 -- Stored assistants of the LangGraph Server API, per tenant, with their versions. An assistant
 -- row names its graph-independent identity and which version is current (`version`, moved by
 -- PATCH and by POST /assistants/:id/latest); every version is its own row and never changes.

@@ -1,4 +1,4 @@
--- 0027_store.sql
+-- 0021_store.sql
 -- Long-term memory of the LangGraph API: the store (`client.store`, a graph's `config.store` /
 -- `getStore()`), items by (namespace, key) per tenant. Values stay readable jsonb, so search
 -- filters run in PostgreSQL (SECURITY.md, "readable, and why"). Writes from a graph are fenced by
