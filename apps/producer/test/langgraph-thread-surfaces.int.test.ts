@@ -111,7 +111,7 @@ describe.each(SDKS)('LangGraph API through the SDK: thread copy, supersteps, on_
     await expect(c.threads.copy(randomUUID())).rejects.toThrow(/404/);
   });
 
-  it('supersteps seed a new thread through its graph; a refused one answers 422 and leaves no thread', async () => {
+  it('supersteps seed a new thread through its graph; a refused one answers 422 (400 without graph_id) and leaves no thread', async () => {
     const c = client();
     const seeded = await c.threads.create({
       graphId: 'echo',
@@ -124,7 +124,8 @@ describe.each(SDKS)('LangGraph API through the SDK: thread copy, supersteps, on_
       /422/,
     );
     await expect(c.threads.get(threadId)).rejects.toThrow(/404/);
-    await expect(c.threads.create({ threadId, supersteps: [{ updates: [{ values: {}, asNode: 'step' }] }] })).rejects.toThrow(/422/);
+    // Without metadata.graph_id there is no graph to write them through: a malformed request (400).
+    await expect(c.threads.create({ threadId, supersteps: [{ updates: [{ values: {}, asNode: 'step' }] }] })).rejects.toThrow(/400.*graph_id/);
     await expect(c.threads.get(threadId)).rejects.toThrow(/404/);
   });
 
