@@ -24,6 +24,8 @@ describe('producer environment', () => {
       DELIVERY_KEEP_COMPLETED_COUNT: 10_000,
       DELIVERY_KEEP_FAILED_DAYS: 7,
       CRON_TICK_MS: 1000,
+      CRON_MAX_PER_TENANT: 100,
+      CRON_MIN_INTERVAL_MS: 60_000,
       CRON_MISFIRE_GRACE_MS: 5000,
       RUNLEDGER_TEST_HOOKS: false,
       RUNLEDGER_DEV: false,
