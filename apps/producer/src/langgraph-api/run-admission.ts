@@ -3,10 +3,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { InvalidTransitionError, isTerminal, type Job, type LangGraphThread } from '@runledger/ledger';
 import { type GotoTarget, type GraphDefinition, RUN_REQUEST_KEY, type RunRequest, runRequestOf, STREAM_REQUEST_KEY, type StreamMode } from '@runledger/runtime';
 import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { deliverWithin } from '../delivery';
 import { ApiError } from '../http-errors';
 import { storedRunConfig } from '../run-config';
 import { scheduledRunAt } from '../schedule';
+import { ErrorBody } from '../schemas';
 import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
 import { ASSISTANT_KEY, type RunAssistant } from './assistants';
 import { cancelRun } from './cancel';
@@ -21,6 +23,13 @@ export interface CreatedRun {
   /** Stream chunks after this id belong to this request (a resumed run keeps its earlier chunks). */
   streamAfter: number;
 }
+
+/**
+ * The documented answers of a run on a new thread (POST /runs, /runs/wait, /runs/stream): its
+ * 200 (a run, final values or a stream; written as the route writes it), and 422 for
+ * on_completion "delete", which Runledger cannot honour yet.
+ */
+export const THREADLESS_REFUSALS = { 200: z.unknown(), 422: ErrorBody };
 
 const unsupported = (what: string) => new ApiError(422, 'unsupported', `${what} is not supported by Runledger yet.`);
 

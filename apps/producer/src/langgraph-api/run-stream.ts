@@ -6,7 +6,7 @@ import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
 import { cancelRun, isRolledBack } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
-import { createRun } from './run-admission';
+import { createRun, THREADLESS_REFUSALS } from './run-admission';
 import { finalValues } from './run-views';
 import { JoinStreamQuery, RunCreate, RunIdParams, RunParams, ThreadParams } from './schemas';
 import { isSettled, runError } from './status';
@@ -120,8 +120,10 @@ export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): P
     { sse, schema: { ...doc, summary: 'Create a run and stream it (SSE)', params: ThreadParams, body: RunCreate } },
     (rq, rp) => createAndStream(rq, rp, (rq.params as z.infer<typeof ThreadParams>).thread_id),
   );
-  app.post('/runs/stream', { sse, schema: { ...doc, summary: 'Create a run on a new thread and stream it (SSE)', body: RunCreate } }, (rq, rp) =>
-    createAndStream(rq, rp, undefined),
+  app.post(
+    '/runs/stream',
+    { sse, schema: { ...doc, summary: 'Create a run on a new thread and stream it (SSE)', body: RunCreate, response: THREADLESS_REFUSALS } },
+    (rq, rp) => createAndStream(rq, rp, undefined),
   );
   const join = async (request: FastifyRequest, reply: FastifyReply) => {
     const { thread_id, run_id } = request.params as Partial<z.infer<typeof RunParams>> & { run_id: string };

@@ -8,7 +8,7 @@ import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
 import { cancelRun, isRolledBack } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
-import { createRun } from './run-admission';
+import { createRun, THREADLESS_REFUSALS } from './run-admission';
 import { finalValues, runView } from './run-views';
 import { CancelQuery, RunCreate, RunIdParams, RunListQuery, RunParams, ThreadParams } from './schemas';
 import { runStatus } from './status';
@@ -73,8 +73,10 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
     { schema: { ...body, summary: 'Create a run and wait for its final values', params: ThreadParams } },
     onThread(true),
   );
-  app.post('/runs', { schema: { ...body, summary: 'Create a background run on a new thread' } }, (rq, rp) => create(undefined, false)(rq, rp));
-  app.post('/runs/wait', { schema: { ...body, summary: 'Create a run on a new thread and wait' } }, (rq, rp) => create(undefined, true)(rq, rp));
+  // A run on a new thread also answers 422 for on_completion "delete" (THREADLESS_REFUSALS).
+  const threadless = { ...body, response: THREADLESS_REFUSALS };
+  app.post('/runs', { schema: { ...threadless, summary: 'Create a background run on a new thread' } }, (rq, rp) => create(undefined, false)(rq, rp));
+  app.post('/runs/wait', { schema: { ...threadless, summary: 'Create a run on a new thread and wait' } }, (rq, rp) => create(undefined, true)(rq, rp));
 
   app.get(
     '/threads/:thread_id/runs',
