@@ -28,10 +28,10 @@ CFG
 schema="lgsuite_$$"
 export DB_SCHEMA=$schema PORT=$port HOST=127.0.0.1 RUNLEDGER_CONFIG="$work/tests/graphs/langgraph.json" RUNLEDGER_TEST_HOOKS=1 LOG_LEVEL=${LOG_LEVEL:-warn}
 cd "$repo"
-npx tsx --conditions=source packages/ledger/src/migrate-cli.ts >"$work/migrate.log" 2>&1
+npx tsx --conditions=@runledger/source packages/ledger/src/migrate-cli.ts >"$work/migrate.log" 2>&1
 # Each in its own process group, so the whole tree (npx, tsx, node) stops at the end.
-setsid npx tsx --conditions=source apps/producer/src/main.ts >"$work/producer.log" 2>&1 & producer=$!
-setsid npx tsx --conditions=source apps/worker/src/main.ts >"$work/worker.log" 2>&1 & worker=$!
+setsid npx tsx --conditions=@runledger/source apps/producer/src/main.ts >"$work/producer.log" 2>&1 & producer=$!
+setsid npx tsx --conditions=@runledger/source apps/worker/src/main.ts >"$work/worker.log" 2>&1 & worker=$!
 trap 'kill -TERM -- -$producer -$worker 2>/dev/null; wait 2>/dev/null; psql "$DATABASE_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true' EXIT
 for _ in $(seq 1 60); do curl -sf http://127.0.0.1:$port/ok >/dev/null || curl -sf http://127.0.0.1:$port/healthz >/dev/null && break; sleep 1; done
 cd "$work" && npx vitest run --config vitest.config.mts --reporter=verbose "$@" 2>&1 | tee "$work/result.log" | grep -E '^\s+(✓|×|↓)|Tests ' || true
