@@ -1,4 +1,4 @@
-// FencedPostgresSaver's held writes (ARCHITECTURE.md, "Checkpoint writes"): once running, a
+// FencedPostgresSaver's held writes (docs/decisions/0001-fencing.md, "Checkpoint writes"): once running, a
 // task's plain writes ride with the next put in one statement, or go on their own in the next
 // turn of the event loop; a stale attempt's held writes are refused with its put; reads see them.
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';

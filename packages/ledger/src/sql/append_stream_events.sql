@@ -8,7 +8,7 @@ INSERT INTO run_stream_events (job_id, attempt, fencing_token, event, data)
 SELECT fence.job_id, fence.attempt, fence.fencing_token, chunk.event, chunk.data
   FROM (SELECT job_id, attempt, fencing_token
           FROM jobs
-         -- `(status …) IS TRUE` keeps the lookup on the key (ARCHITECTURE.md, "A job's own statements find it by key").
+         -- `(status …) IS TRUE` keeps the lookup on the key (docs/decisions/0005-cost-at-scale.md, "A job's own statements find it by key").
          WHERE job_id = $1 AND fencing_token = $2 AND (status IN ('starting', 'running')) IS TRUE
            AND lease_expires_at > clock_timestamp()
            FOR SHARE) AS fence

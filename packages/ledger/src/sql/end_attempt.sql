@@ -23,7 +23,7 @@ WITH upd AS (
          lease_expires_at = NULL,
          completed_at = CASE WHEN $3 IN ('completed', 'failed') THEN now() END,
          updated_at = now()
-   -- `(status …) IS TRUE` keeps the lookup on the key (ARCHITECTURE.md, "A job's own statements find it by key").
+   -- `(status …) IS TRUE` keeps the lookup on the key (docs/decisions/0005-cost-at-scale.md, "A job's own statements find it by key").
    WHERE job_id = $1 AND fencing_token = $2 AND (status IN ('starting', 'running')) IS TRUE
      AND lease_expires_at > clock_timestamp()
   RETURNING job_id, attempt, fencing_token, tenant, thread_id

@@ -10,7 +10,7 @@ WITH held AS (
      SET lease_expires_at = now() + make_interval(secs => $4::double precision / 1000)
     FROM held h
    -- `(…) IS TRUE` keeps the lookup on the key, one probe per held job, off jobs_lease_owner
-   -- (ARCHITECTURE.md, "A job's own statements find it by key").
+   -- (docs/decisions/0005-cost-at-scale.md, "A job's own statements find it by key").
    WHERE j.job_id = h.job_id AND j.fencing_token = h.token
      AND (j.lease_owner = $1 AND j.status IN ('starting', 'running')) IS TRUE
      AND j.lease_expires_at > clock_timestamp()

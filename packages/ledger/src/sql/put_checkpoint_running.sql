@@ -16,7 +16,7 @@
 -- Returns: one row: `held` (the fence held and everything was written).
 WITH fence AS MATERIALIZED (
   SELECT job_id FROM jobs
-   -- `(status …) IS TRUE` keeps the lookup on the key (ARCHITECTURE.md, "A job's own statements find it by key").
+   -- `(status …) IS TRUE` keeps the lookup on the key (docs/decisions/0005-cost-at-scale.md, "A job's own statements find it by key").
    WHERE job_id = $1 AND fencing_token = $2 AND (status = 'running') IS TRUE AND lease_expires_at > clock_timestamp()
      FOR SHARE
 ), w AS (

@@ -5,7 +5,7 @@
 -- Returns: one row when this call made the transition.
 WITH upd AS (
   UPDATE jobs SET status = 'running', first_checkpoint_at = coalesce(first_checkpoint_at, now()), updated_at = now()
-   -- `(status …) IS TRUE` keeps the lookup on the key (ARCHITECTURE.md, "A job's own statements find it by key").
+   -- `(status …) IS TRUE` keeps the lookup on the key (docs/decisions/0005-cost-at-scale.md, "A job's own statements find it by key").
    WHERE job_id = $1 AND fencing_token = $2 AND (status = 'starting') IS TRUE AND lease_expires_at > clock_timestamp()
   RETURNING job_id, attempt, fencing_token, lease_owner
 ), ev AS (

@@ -5,7 +5,7 @@
 -- Returns: the effect row, or none when the lease was lost.
 WITH fence AS (
   SELECT job_id FROM jobs
-   -- `(status …) IS TRUE` keeps the lookup on the key (ARCHITECTURE.md, "A job's own statements find it by key").
+   -- `(status …) IS TRUE` keeps the lookup on the key (docs/decisions/0005-cost-at-scale.md, "A job's own statements find it by key").
    WHERE job_id = $1 AND fencing_token = $2 AND (status IN ('starting', 'running')) IS TRUE
      AND lease_expires_at > clock_timestamp()
      FOR SHARE

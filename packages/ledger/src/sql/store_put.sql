@@ -8,7 +8,7 @@
 -- Returns: one row: `held` (no fence asked, or the fence held and the write was applied).
 WITH fence AS MATERIALIZED (
   SELECT job_id FROM jobs
-   -- `(status …) IS TRUE` keeps the lookup on the key (ARCHITECTURE.md, "A job's own statements find it by key").
+   -- `(status …) IS TRUE` keeps the lookup on the key (docs/decisions/0005-cost-at-scale.md, "A job's own statements find it by key").
    WHERE job_id = $4 AND fencing_token = $5 AND (status IN ('starting', 'running')) IS TRUE
      AND lease_expires_at > clock_timestamp()
      FOR SHARE
