@@ -21,7 +21,7 @@ import { jobRoutes } from './routes/jobs';
 import { threadRoutes } from './routes/threads';
 import { installSecurity, type SecuredAppOptions, securedServerOptions } from './security';
 import { watchServedVersions } from './served-versions';
-import { type ObservabilityOptions, recordingTraceContext, traceAdmissions } from './telemetry';
+import { type ObservabilityOptions, traceAdmissions } from './telemetry';
 import { clientErrorHandler, frameworkErrors } from './transport-errors';
 import { installZodCompilers, openApiTransform } from './zod-compilers';
 
@@ -82,7 +82,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     options.tracer,
     limitBacklog(
       createAdmitter({
-        ledger: recordingTraceContext(options.ledger, options.tracer),
+        ledger: options.ledger,
         queue: options.queue,
         enqueueTimeoutMs,
         batchWindowMs: batching ? (batching.windowMs ?? 1) : 0,

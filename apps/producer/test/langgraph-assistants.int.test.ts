@@ -1,11 +1,7 @@
 // Stored assistants through the official LangGraph SDK Client against a real producer, PostgreSQL,
 // queue and worker process: versions, latest, search, count, delete, bad requests, tenants, runs.
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { Client } from '@langchain/langgraph-sdk';
-import { loadGraphs } from '@runledger/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app';
 import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
 
 let s: LangGraphStack;
@@ -174,21 +170,8 @@ describe.each(SDKS)('LangGraph API through the SDK: stored assistants (SDK %s)',
 describe('stored assistants and the producer', () => {
   it('an assistant outlives the producer that created it', async () => {
     const created = await s.client().assistants.create({ graphId: 'chat', name: 'durable', config: { configurable: { k: 1 } } });
-    const second = buildApp({
-      ledger: s.db.ledger,
-      queue: s.queue,
-      graphs: await loadGraphs(),
-      schema: s.db.schema,
-      security: { apiKeys: [{ tenant: 'acme', key: KEYS.acme }] },
-    });
     await s.app.close();
-    try {
-      await second.listen({ port: 0, host: '127.0.0.1' });
-      const url = `http://127.0.0.1:${(second.server.address() as AddressInfo).port}`;
-      const again = new Client({ apiUrl: url, apiKey: KEYS.acme, callerOptions: { maxRetries: 0 } });
-      expect(await again.assistants.get(created.assistant_id)).toMatchObject({ name: 'durable', config: { configurable: { k: 1 } }, version: 1 });
-    } finally {
-      await second.close();
-    }
+    const second = await s.producer();
+    expect(await second.client().assistants.get(created.assistant_id)).toMatchObject({ name: 'durable', config: { configurable: { k: 1 } }, version: 1 });
   });
 });

@@ -2,34 +2,18 @@
 // present only with RUNLEDGER_TEST_HOOKS (testHooks), scoped to the caller's tenant.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { langGraphThreadId } from '@runledger/ledger';
-import { loadGraphs } from '@runledger/runtime';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app';
 import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
 
 let s: LangGraphStack;
-let plain: FastifyInstance;
 let plainUrl: string;
 beforeAll(async () => {
   s = await startLangGraphStack('lg_meta', { testHooks: true });
   // The same database behind a producer without the flag.
-  plain = buildApp({
-    ledger: s.db.ledger,
-    queue: s.queue,
-    graphs: await loadGraphs(),
-    schema: s.db.schema,
-    security: { apiKeys: [{ tenant: 'acme', key: KEYS.acme }] },
-  });
-  await plain.listen({ port: 0, host: '127.0.0.1' });
-  plainUrl = `http://127.0.0.1:${(plain.server.address() as AddressInfo).port}`;
+  ({ url: plainUrl } = await s.producer({ security: { apiKeys: [{ tenant: 'acme', key: KEYS.acme }] } }));
 });
-afterAll(async () => {
-  await plain?.close();
-  await s?.close();
-});
+afterAll(() => s?.close());
 
 const call = (base: string, path: string, key: string | undefined, body?: unknown) =>
   fetch(`${base}${path}`, {

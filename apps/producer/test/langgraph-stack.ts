@@ -28,6 +28,8 @@ export interface LangGraphStack {
   /** The official SDK client (1.15.0 unless named) of a tenant (its key sent as x-api-key), with no retries of failed requests. */
   client(key?: string, sdk?: SdkVersion): Client;
   worker(id: string, extra?: Record<string, string>): Proc;
+  /** Another listening producer on the same database and queue (acme and globex keys unless `security` is given), closed with the stack. */
+  producer(app?: Partial<Parameters<typeof buildApp>[0]>): Promise<{ app: FastifyInstance; url: string; client(key?: string): Client }>;
   /** Kills the workers (printing their output when `failed`), closes the app, the queue and the pool. */
   close(failed?: boolean): Promise<void>;
 }
@@ -38,21 +40,20 @@ export async function startLangGraphStack(name: string, app: Partial<Parameters<
   const backend = inject('redisUrl') ? 'redis' : 'postgres';
   const q = queueConfigFor(backend, db.url, db.schema, inject('redisUrl'));
   const queue = openQueue(q);
-  const producer = buildApp({
-    graphs: await loadGraphs(),
-    ...app,
-    ledger: db.ledger,
-    queue,
-    schema: db.schema,
-    security: {
-      apiKeys: [
-        { tenant: 'acme', key: KEYS.acme },
-        { tenant: 'globex', key: KEYS.globex },
-      ],
-    },
-  });
-  await producer.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(producer.server.address() as AddressInfo).port}`;
+  const security = {
+    apiKeys: [
+      { tenant: 'acme', key: KEYS.acme },
+      { tenant: 'globex', key: KEYS.globex },
+    ],
+  };
+  const graphs = await loadGraphs();
+  const listening = async (options: Partial<Parameters<typeof buildApp>[0]>) => {
+    const built = buildApp({ graphs, security, ...options, ledger: db.ledger, queue, schema: db.schema });
+    await built.listen({ port: 0, host: '127.0.0.1' });
+    return { app: built, url: `http://127.0.0.1:${(built.server.address() as AddressInfo).port}` };
+  };
+  const { app: producer, url } = await listening(app);
+  const others: FastifyInstance[] = [];
   const env = stackEnv(q, db.url, db.schema, { LEASE_TTL_MS: '1500', SWEEP_INTERVAL_MS: '250', WORKER_CONCURRENCY: '4' });
   const procs = processRegistry();
   return {
@@ -68,8 +69,14 @@ export async function startLangGraphStack(name: string, app: Partial<Parameters<
       return sdk === '2.0.0' ? (new ClientV2(options) as unknown as Client) : new Client(options);
     },
     worker: (id, extra = {}) => procs.add(spawnWorker(env, id, extra)),
+    async producer(options = {}) {
+      const other = await listening(options);
+      others.push(other.app);
+      return { ...other, client: (key = KEYS.acme) => new Client({ apiUrl: other.url, apiKey: key, callerOptions: { maxRetries: 0 } }) };
+    },
     async close(failed = false) {
       await procs.cleanup({ task: { result: { state: failed ? 'fail' : 'pass' } } });
+      await Promise.all(others.map((o) => o.close()));
       await producer.close();
       await queue.close();
       await db.close();

@@ -1,35 +1,18 @@
 // Bounds on thread state through the official SDK: a per-thread state size (413 naming it, nothing
 // written) and a byte budget per history answer, continued with LangGraph's `before` cursor.
 
-import type { AddressInfo } from 'node:net';
 import { Client } from '@langchain/langgraph-sdk';
-import { loadGraphs } from '@runledger/runtime';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app';
 import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
 
 let s: LangGraphStack;
-let small: FastifyInstance;
 let url: string;
 beforeAll(async () => {
   s = await startLangGraphStack('lg_state_limits');
   s.worker('lg-state-limits-w1');
-  small = buildApp({
-    ledger: s.db.ledger,
-    queue: s.queue,
-    graphs: await loadGraphs(),
-    schema: s.db.schema,
-    security: { apiKeys: [{ tenant: 'acme', key: KEYS.acme }] },
-    threadState: { maxBytes: 500_000, historyMaxBytes: 250_000 },
-  });
-  await small.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(small.server.address() as AddressInfo).port}`;
+  ({ url } = await s.producer({ threadState: { maxBytes: 500_000, historyMaxBytes: 250_000 } }));
 });
-afterAll(async () => {
-  await small?.close();
-  await s?.close();
-});
+afterAll(() => s?.close());
 
 const client = () => new Client({ apiUrl: url, apiKey: KEYS.acme, callerOptions: { maxRetries: 0 } });
 const message = (n: number, kb: number) => ({ messages: [{ type: 'human', content: `${n}:${'x'.repeat(kb * 1024)}` }] });

@@ -2,13 +2,9 @@
 // and worker: one shared tail per run (PostgreSQL load follows runs, not subscribers), and a cap
 // on open streams and joins per tenant and per process.
 
-import type { AddressInfo } from 'node:net';
 import { Client } from '@langchain/langgraph-sdk';
-import { loadGraphs } from '@runledger/runtime';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, waitFor } from '../../../test/support/db';
-import { buildApp } from '../src/app';
 import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
 
 const polls = new Map<string, number>();
@@ -93,26 +89,10 @@ describe('shared run tails', () => {
 });
 
 describe('open stream limits', () => {
-  let small: FastifyInstance;
   let url: string;
   beforeAll(async () => {
-    small = buildApp({
-      ledger: s.db.ledger,
-      queue: s.queue,
-      graphs: await loadGraphs(),
-      schema: s.db.schema,
-      security: {
-        apiKeys: [
-          { tenant: 'acme', key: KEYS.acme },
-          { tenant: 'globex', key: KEYS.globex },
-        ],
-      },
-      streams: { limits: { max: 3, perTenant: 2 } },
-    });
-    await small.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(small.server.address() as AddressInfo).port}`;
+    ({ url } = await s.producer({ streams: { limits: { max: 3, perTenant: 2 } } }));
   });
-  afterAll(() => small?.close());
 
   const clientOf = (key: string) => new Client({ apiUrl: url, apiKey: key, callerOptions: { maxRetries: 0 } });
 

@@ -24,6 +24,8 @@ export interface AdmissionRow {
   idempotencyKeySealed?: unknown;
   /** Other stored forms of the key (older keys' digests, the plaintext) that also make it taken (admit_jobs $12). */
   olderKeyForms?: string[];
+  /** The admission's W3C traceparent (admit_jobs $16); null when tracing is off. */
+  traceContext: string | null;
 }
 
 /**
@@ -53,6 +55,7 @@ export function admissionRow(req: AdmitRequest): AdmissionRow {
     timeoutMs: timeoutMs ?? null,
     runAfter: req.runAt ?? null,
     priority: req.priority ?? 0,
+    traceContext: req.traceContext ?? null,
   };
 }
 
@@ -74,6 +77,7 @@ export function admissionParams(rows: readonly AdmissionRow[], encode: (v: unkno
     rows.map((r) => r.runAfter),
     rows.map((r) => r.priority),
     rows.map((r) => r.graphVersion),
+    rows.map((r) => r.traceContext),
   ];
 }
 

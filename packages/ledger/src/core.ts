@@ -69,7 +69,7 @@ export { RunStreamLog, type StreamEvent } from './run-stream-log';
 export { ALL_STATUSES, canTransition, isTerminal, JobStatus, LEASED_STATUSES, TERMINAL_STATUSES, TRANSITIONS } from './states';
 export { storageStats, type TableStorage } from './storage-stats';
 export { checkThreadKey, DEFAULT_TENANT, langGraphThreadId, RESERVED_THREAD_PREFIX } from './threads';
-export { readTraceContext, recordTraceContext } from './trace-context';
+export { readTraceContext } from './trace-context';
 export { type TruncateParts, truncateTenant } from './truncate';
 export type * from './types';
 export {

@@ -94,6 +94,8 @@ export interface AdmitRequest {
   runAt?: Date;
   /** 0 (default: none, served before any prioritized job) or 1–1000, lower runs first (BullMQ's order). */
   priority?: number;
+  /** The admission span's W3C traceparent, stored on a new job so its attempts join the trace. Not part of the fingerprint. */
+  traceContext?: string;
 }
 
 export interface AdmitResult {
