@@ -1,26 +1,39 @@
 import type { Job, Ledger } from '@runledger/ledger';
-import { type DeliveryData, type DeliveryLabel, deliver, handOffThread, reachedQueue, sendAdmitted, settleWithin as within } from '@runledger/queue';
+import {
+  bestEffort,
+  type DeliveryData,
+  type DeliveryLabel,
+  deliver,
+  type OperatorActions,
+  operatorActions,
+  reachedQueue,
+  sendAdmitted,
+  type Unconfirmed,
+  settleWithin as within,
+} from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 
-/**
- * `work` (a hand-over to the queue) as a yes or no within `timeoutMs`: false, logged with
- * `fields`, when it failed or did not answer in time; the worker's reconciler then delivers the
- * job from the ledger. Never throws.
- */
-function bestEffort(work: Promise<unknown>, timeoutMs: number, log: FastifyBaseLogger, fields: Record<string, unknown>): Promise<boolean> {
-  const attempt = work.then(
-    () => true,
-    (err: Error) => {
-      log.warn({ ...fields, err: err.message }, 'delivery not confirmed; the reconciler will deliver');
-      return false;
-    },
-  );
-  return within(attempt, timeoutMs, () => {
-    log.warn({ ...fields, timeoutMs }, 'queue add timed out; the reconciler will deliver');
-    return false;
+/** Logs a hand-over the queue did not confirm, with `fields`: the worker's reconciler delivers the job from the ledger. */
+export function logUnconfirmed(log: FastifyBaseLogger, fields: Record<string, unknown>) {
+  return (why: Unconfirmed) =>
+    'timeoutMs' in why
+      ? log.warn({ ...fields, timeoutMs: why.timeoutMs }, 'queue add timed out; the reconciler will deliver')
+      : log.warn({ ...fields, err: why.error }, 'delivery not confirmed; the reconciler will deliver');
+}
+
+/** The operator actions (cancel, resume, replay, resolve, rollback, upgrade) with their queue follow-up, logged on `log`. */
+export function actionsFor(deps: { ledger: Ledger; queue: Queue<DeliveryData>; enqueueTimeoutMs: number }, log: FastifyBaseLogger): OperatorActions {
+  return operatorActions({
+    ledger: deps.ledger,
+    queue: deps.queue,
+    timeoutMs: deps.enqueueTimeoutMs,
+    onUnconfirmed: (why, about) => logUnconfirmed(log, about)(why),
   });
 }
+
+const bestEffortLogged = (work: Promise<unknown>, timeoutMs: number, log: FastifyBaseLogger, fields: Record<string, unknown>) =>
+  bestEffort(work, timeoutMs, logUnconfirmed(log, fields));
 
 /** Hands a job that is `accepted` in the ledger to the queue (its next delivery), best effort within `timeoutMs`. */
 export function deliverWithin(
@@ -30,21 +43,7 @@ export function deliverWithin(
   timeoutMs: number,
   log: FastifyBaseLogger,
 ): Promise<boolean> {
-  return bestEffort(deliver(queue, ledger, job), timeoutMs, log, { jobId: job.jobId });
-}
-
-/**
- * After a person ended a job (cancel, resolve): delivers the next job of its thread if it waits
- * for one (handOffThread), best effort within `timeoutMs`; the reconciler covers a failure.
- */
-export function handOffWithin(
-  queue: Queue<DeliveryData>,
-  ledger: Ledger,
-  thread: Pick<Job, 'tenant' | 'threadId'>,
-  timeoutMs: number,
-  log: FastifyBaseLogger,
-): Promise<boolean> {
-  return bestEffort(handOffThread(queue, ledger, thread), timeoutMs, log, { threadId: thread.threadId });
+  return bestEffortLogged(deliver(queue, ledger, job), timeoutMs, log, { jobId: job.jobId });
 }
 
 /**
@@ -58,7 +57,7 @@ export function sendAdmittedWithin(
   timeoutMs: number,
   log: FastifyBaseLogger,
 ): Promise<boolean> {
-  return bestEffort(sendAdmitted(queue, ledger, jobs), timeoutMs, log, { jobs: jobs.length });
+  return bestEffortLogged(sendAdmitted(queue, ledger, jobs), timeoutMs, log, { jobs: jobs.length });
 }
 
 /** For a repeated admission: `reachedQueue` within `timeoutMs` (false on any doubt). */

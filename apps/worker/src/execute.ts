@@ -1,6 +1,6 @@
 import { INTERRUPT, RunControl, type StateSnapshot } from '@langchain/langgraph';
 import { type ClaimResult, FencedPostgresSaver, isConnectionError, type Job, type Ledger, LedgerStore, langGraphThreadId } from '@runledger/ledger';
-import { type DeliveryData, deliver, handOffThread } from '@runledger/queue';
+import { bestEffort, type DeliveryData, deliver, handOffThread } from '@runledger/queue';
 import { breakpointsOf, commandOf, forkOf, type GraphRegistry, invokeOptionsOf, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
@@ -57,11 +57,8 @@ const HAND_BACK_DELAY_MS = 200;
 
 /** Redelivers a job through the queue, after `delayMs`. Best effort: the reconciler covers a failure. */
 export async function redeliver(deps: Pick<ExecuteDeps, 'ledger' | 'queue' | 'log'>, jobId: string, delayMs = 0): Promise<void> {
-  try {
-    await deliver(deps.queue, deps.ledger, await deps.ledger.get(jobId), delayMs);
-  } catch (err) {
-    deps.log('warn', 'redelivery failed; the reconciler will deliver', { jobId, error: (err as Error).message });
-  }
+  const work = deps.ledger.get(jobId).then((job) => deliver(deps.queue, deps.ledger, job, delayMs));
+  await bestEffort(work, undefined, (why) => deps.log('warn', 'redelivery failed; the reconciler will deliver', { jobId, ...why }));
 }
 
 /**
@@ -126,11 +123,9 @@ async function handBack(deps: ExecuteDeps, jobId: string): Promise<DeliveryOutco
 /** Delivers the next job of a thread this job ended on. Best effort: the reconciler covers a failure. */
 async function handOff(deps: ExecuteDeps, job: Job): Promise<void> {
   const { jobId, threadId } = job;
-  try {
-    await handOffThread(deps.queue, deps.ledger, job);
-  } catch (err) {
-    deps.log('warn', 'thread hand-off failed; the reconciler will deliver the next job', { jobId, threadId, error: (err as Error).message });
-  }
+  await bestEffort(handOffThread(deps.queue, deps.ledger, job), undefined, (why) =>
+    deps.log('warn', 'thread hand-off failed; the reconciler will deliver the next job', { jobId, threadId, ...why }),
+  );
 }
 
 /** Claims a job and runs, resumes, replays or parks it per the recovery table. */

@@ -1,4 +1,5 @@
 import { type CheckpointRetention, type Ledger, pruneFinishedThreads, type RetentionReport, RunStreamLog } from '@runledger/ledger';
+import { PeriodicPass } from '@runledger/queue';
 
 export interface RetentionTaskOptions {
   /** RETENTION_DAYS: drop job events older than this; prune threads whose every job is terminal and older than this. */
@@ -13,57 +14,47 @@ export interface RetentionTaskOptions {
 
 /**
  * The worker's periodic retention pass (pruneFinishedThreads, then the stream logs of runs that
- * ended before the same cutoff): the first pass shortly after
- * start, then every interval. Every worker may run it; the ledger lets one prune at a time.
+ * ended before the same cutoff) on a PeriodicPass (never overlapping itself): the first pass
+ * shortly after start, then every interval. Every worker may run it; the ledger lets one prune at a time.
  */
 export class RetentionTask {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<RetentionReport | undefined> | undefined;
+  private readonly pass: PeriodicPass<RetentionReport | undefined>;
 
   constructor(
     private readonly ledger: Ledger,
     private readonly options: RetentionTaskOptions,
-  ) {}
+  ) {
+    this.pass = new PeriodicPass(
+      () => this.prune(),
+      options.intervalMs ?? 3_600_000,
+      () => {},
+    );
+  }
 
   start(): void {
-    if (this.timer) return;
-    const every = this.options.intervalMs ?? 3_600_000;
-    const tick = () => {
-      void this.runOnce();
-      this.timer = setTimeout(tick, every);
-    };
-    this.timer = setTimeout(tick, Math.min(every, 10_000));
+    this.pass.start(Math.min(this.pass.intervalMs, 10_000));
   }
 
   /** One pass now (overlapping calls share it); undefined when it failed (reported to onError). */
   runOnce(): Promise<RetentionReport | undefined> {
-    const { olderThanDays, checkpoints } = this.options;
-    // The stream logs of runs that ended before the same cutoff go too (the LangGraph API's replay buffer).
-    const streamLog = new RunStreamLog(this.ledger.pool);
-    this.running ??= pruneFinishedThreads(this.ledger.pool, { olderThanDays, checkpoints })
-      .then(async (report) => {
-        await streamLog.expire(olderThanDays * 86_400_000);
-        return report;
-      })
-      .then(
-        (report) => {
-          this.options.onReport?.(report);
-          return report;
-        },
-        (err: unknown) => {
-          this.options.onError?.(err);
-          return undefined;
-        },
-      )
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
+    return this.pass.runOnce();
   }
 
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.pass.stop();
+  }
+
+  private async prune(): Promise<RetentionReport | undefined> {
+    const { olderThanDays, checkpoints } = this.options;
+    try {
+      const report = await pruneFinishedThreads(this.ledger.pool, { olderThanDays, checkpoints });
+      // The stream logs of runs that ended before the same cutoff go too (the LangGraph API's replay buffer).
+      await new RunStreamLog(this.ledger.pool).expire(olderThanDays * 86_400_000);
+      this.options.onReport?.(report);
+      return report;
+    } catch (err) {
+      this.options.onError?.(err);
+      return undefined;
+    }
   }
 }

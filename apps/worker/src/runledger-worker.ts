@@ -1,6 +1,6 @@
 import type { RunControl } from '@langchain/langgraph';
 import { type Ledger, registerWorker, retireWorker } from '@runledger/ledger';
-import { DELIVERY_LOCK_MS, type DeliveryData, openQueue, openWorker, type QueueConfig, Reconciler } from '@runledger/queue';
+import { DELIVERY_LOCK_MS, type DeliveryData, openQueue, openWorker, PeriodicPass, type QueueConfig, Reconciler } from '@runledger/queue';
 import type { GraphRegistry } from '@runledger/runtime';
 import { type Job as BullJob, DelayedError } from 'bullmq';
 import { DeliveryView, readableOutcome } from './delivery-view';
@@ -51,6 +51,11 @@ export class RunledgerWorker {
   constructor(private readonly options: WorkerOptions) {
     const log = options.log ?? (() => {});
     const { ledger } = options;
+    this.limits = new PeriodicPass(
+      () => this.readLimits(),
+      options.sweepIntervalMs ?? 1_000,
+      () => {},
+    );
     const heartbeatMs = options.heartbeatMs ?? Math.min(Math.floor(ledger.leaseTtlMs / 3), 1_000);
     this.keeper = new LeaseKeeper(ledger, options.workerId, heartbeatMs, (err) => log('warn', 'heartbeat failed', { error: (err as Error).message }));
     this.queue = openQueue(options.queueConfig);
@@ -80,7 +85,8 @@ export class RunledgerWorker {
 
   /** Graphs with a rate limit, as last read (every sweep interval). */
   private limited: ReadonlySet<string> = new Set();
-  private limitsTimer: NodeJS.Timeout | undefined;
+  /** Reads the limited graphs every sweep interval, never overlapping a slow read. */
+  private readonly limits: PeriodicPass<void>;
 
   private async readLimits(): Promise<void> {
     this.limited = await this.options.ledger.limitedGraphs().catch(() => this.limited);
@@ -88,8 +94,8 @@ export class RunledgerWorker {
 
   /** Starts consuming deliveries, heartbeating and sweeping. */
   async start(): Promise<void> {
-    await this.readLimits();
-    this.limitsTimer = setInterval(() => void this.readLimits(), this.options.sweepIntervalMs ?? 1_000);
+    await this.limits.runOnce();
+    this.limits.start();
     // Announce the graphs and versions served before the first claim, so readers and the
     // reconciler see this worker as serving them.
     await registerWorker(this.options.ledger.pool, this.options.workerId, announcement(this.options.graphs, this.options.graphConcurrency));
@@ -188,7 +194,7 @@ export class RunledgerWorker {
 
   /** Stops timers and closes the queue connections (after drain, or in tests). */
   async close(): Promise<void> {
-    clearInterval(this.limitsTimer);
+    await this.limits.stop();
     // What this worker served stops counting as served now, not 5 s after its last heartbeat.
     await retireWorker(this.options.ledger.pool, this.options.workerId).catch(() => {});
     this.keeper.stop();

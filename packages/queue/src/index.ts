@@ -20,6 +20,7 @@ export {
   sendAdmitted,
   settleWithin,
 } from './delivery';
+export { type ActionDeps, type ActionResult, bestEffort, followUp, type OperatorActions, operatorActions, type Unconfirmed } from './operator-actions';
 export { PeriodicPass } from './periodic-pass';
 export { Reconciler, type ReconcilerOptions, type SweepReport } from './reconciler';
 export { RedisUnreachableError, type RedisWaitOptions, waitForRedis } from './redis-wait';

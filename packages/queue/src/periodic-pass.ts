@@ -3,11 +3,12 @@
  * previous pass still runs is skipped (the pass runs again at the next tick after it ended), and
  * `runOnce()` called meanwhile returns the pass in flight instead of starting another. `stop()`
  * clears the timer and waits for the pass in flight. The reconciler's sweep and the producer's
- * cron ticker both run on one; a pass that throws is reported to `onError`, and the next tick
+ * cron ticker, the worker's retention and its read of graph limits all run on one; a pass that throws is reported to `onError`, and the next tick
  * runs as usual.
  */
 export class PeriodicPass<T> {
   private timer: NodeJS.Timeout | undefined;
+  private first: NodeJS.Timeout | undefined;
   private running: Promise<T> | undefined;
 
   constructor(
@@ -17,12 +18,14 @@ export class PeriodicPass<T> {
     private readonly onError: (err: unknown) => void,
   ) {}
 
-  /** Starts the timer; a second call changes nothing. */
-  start(): void {
-    if (this.intervalMs <= 0) return;
-    this.timer ??= setInterval(() => {
+  /** Starts the timer, with a first pass after `firstAfterMs` when given (sooner than a long interval); a second call changes nothing. */
+  start(firstAfterMs?: number): void {
+    if (this.intervalMs <= 0 || this.timer) return;
+    const tick = () => {
       if (!this.running) this.runOnce().catch(this.onError);
-    }, this.intervalMs);
+    };
+    this.timer = setInterval(tick, this.intervalMs);
+    if (firstAfterMs !== undefined && firstAfterMs < this.intervalMs) this.first = setTimeout(tick, firstAfterMs);
   }
 
   /** One pass now, or the one in flight. */
@@ -36,6 +39,7 @@ export class PeriodicPass<T> {
   /** Stops the timer and resolves once the pass in flight (if any) has ended, whatever its outcome. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.first);
     this.timer = undefined;
     await this.running?.catch(() => {});
   }

@@ -84,4 +84,29 @@ describe('PeriodicPass', () => {
     expect(never).toBe(1);
     await off.stop();
   });
+
+  it('runs a first pass after firstAfterMs, long before its interval, and stop clears that timer too', async () => {
+    let passes = 0;
+    const pass = new PeriodicPass(
+      async () => {
+        passes++;
+      },
+      3_600_000,
+      () => {},
+    );
+    pass.start(5);
+    await waitFor('the first pass', async () => passes === 1);
+    await pass.stop();
+    const stopped = new PeriodicPass(
+      async () => {
+        passes++;
+      },
+      3_600_000,
+      () => {},
+    );
+    stopped.start(20);
+    await stopped.stop();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(passes).toBe(1);
+  });
 });

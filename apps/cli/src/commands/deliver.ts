@@ -1,5 +1,5 @@
 import type { Job } from '@runledger/ledger/core';
-import { deliver, handOffThread, sendAdmitted, settleWithin } from '@runledger/queue';
+import { bestEffort, deliver, type OperatorActions, operatorActions, sendAdmitted } from '@runledger/queue';
 import type { CliContext } from '../context';
 
 const DELIVER_TIMEOUT_MS = 3_000;
@@ -11,24 +11,12 @@ const DELIVER_TIMEOUT_MS = 3_000;
  */
 export async function deliverSoon(ctx: CliContext, job: Pick<Job, 'jobId' | 'deliveries' | 'deliveryId'>, admitted = false): Promise<boolean> {
   const queue = await ctx.queue();
-  const attempt = (admitted ? sendAdmitted(queue, ctx.ledger, [job]) : deliver(queue, ctx.ledger, job)).then(
-    () => true,
-    () => false,
-  );
-  return settleWithin(attempt, DELIVER_TIMEOUT_MS, () => false);
+  return bestEffort(admitted ? sendAdmitted(queue, ctx.ledger, [job]) : deliver(queue, ctx.ledger, job), DELIVER_TIMEOUT_MS);
 }
 
-/**
- * After a job was ended by hand (cancel, resolve): delivers the next job of its thread if it
- * waits for one, within 3 s. False when the queue did not answer: the reconciler delivers it.
- */
-export async function handOffSoon(ctx: CliContext, thread: Pick<Job, 'tenant' | 'threadId'>): Promise<boolean> {
-  const queue = await ctx.queue();
-  const attempt = handOffThread(queue, ctx.ledger, thread).then(
-    () => true,
-    () => false,
-  );
-  return settleWithin(attempt, DELIVER_TIMEOUT_MS, () => false);
+/** The operator actions with their queue follow-up (at most 3 s; the reconciler covers a queue that did not answer). */
+export async function actionsOf(ctx: CliContext): Promise<OperatorActions> {
+  return operatorActions({ ledger: ctx.ledger, queue: await ctx.queue(), timeoutMs: DELIVER_TIMEOUT_MS });
 }
 
 /** The line printed after an admission or a resume: queued, or left for the reconciler. */

@@ -1,7 +1,7 @@
 import type { UpgradeResult } from '@runledger/ledger/core';
 import { CliError } from '../cli-error';
 import type { CliContext } from '../context';
-import { deliverSoon } from './deliver';
+import { actionsOf } from './deliver';
 
 export interface UpgradeOptions {
   graph: string;
@@ -35,9 +35,10 @@ export async function upgrade(ctx: CliContext, o: UpgradeOptions): Promise<numbe
     if ((err as { code?: string }).code === 'INVALID_REQUEST') throw new CliError((err as Error).message, 2);
     throw err;
   }
-  for (const j of result.jobs) {
-    if (j.moved && (j.status === 'accepted' || j.status === 'recovery_required')) await deliverSoon(ctx, await ctx.ledger.get(j.jobId));
-  }
+  // A moved job still parked (interrupted) needs no delivery: only the others are read and delivered.
+  const waiting = result.jobs.filter((j) => j.moved && j.status !== 'interrupted');
+  const actions = waiting.length > 0 ? await actionsOf(ctx) : undefined;
+  for (const j of waiting) await actions?.upgraded(await ctx.ledger.get(j.jobId));
   if (o.json) {
     ctx.print(JSON.stringify(result));
   } else {

@@ -1,8 +1,8 @@
-import type { Job, Ledger } from '@runledger/ledger';
-import type { DeliveryData } from '@runledger/queue';
+import type { Ledger } from '@runledger/ledger';
+import type { ActionResult, DeliveryData } from '@runledger/queue';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
-import { deliverWithin, handOffWithin } from '../delivery';
+import { actionsFor } from '../delivery';
 import { ApiError } from '../http-errors';
 import { upgradeJob } from '../job-upgrade';
 
@@ -32,43 +32,30 @@ function resumeValue(form: ActionForm): unknown {
 }
 
 /**
- * Performs a confirmed dashboard action with the ledger verbs the /v1 action routes use; resume,
- * replay and an upgrade (unless the job stays parked) are delivered at once like there, and cancel and resolve hand the thread on
- * (deliverWithin, handOffWithin; the reconciler covers a queue outage). Throws ApiError 400 without the confirmation or with a bad field, and the ledger's
+ * Performs a confirmed dashboard action through the operator actions the /v1 routes use, with
+ * their queue follow-up (followUp in @runledger/queue). Throws ApiError 400 without the confirmation or with a bad field, and the ledger's
  * errors (InvalidTransitionError when the job's state forbids the action, NotFoundError).
  */
-export async function performAction(
-  deps: ActionDeps,
-  action: DashboardAction,
-  jobId: string,
-  form: ActionForm,
-  log: FastifyBaseLogger,
-): Promise<{ job: Job; enqueued?: boolean }> {
+export async function performAction(deps: ActionDeps, action: DashboardAction, jobId: string, form: ActionForm, log: FastifyBaseLogger): Promise<ActionResult> {
   if (form.confirm !== 'yes') throw new ApiError(400, 'confirmation_required', `Tick the confirmation box to ${action} job ${jobId}.`);
-  const { ledger } = deps;
-  const deliver = async (job: Job) => ({ job, enqueued: await deliverWithin(deps.queue, ledger, job, deps.enqueueTimeoutMs, log) });
-  // cancel and resolve end the job: hand its thread to the next job waiting for it.
-  const handOff = async (job: Job) => {
-    await handOffWithin(deps.queue, ledger, job, deps.enqueueTimeoutMs, log);
-    return { job };
-  };
+  const act = actionsFor(deps, log);
   switch (action) {
     case 'cancel':
-      return handOff(await ledger.cancel(jobId, undefined, noteOf(form)));
+      return act.cancel(jobId, undefined, noteOf(form));
     case 'resume':
-      return deliver(await ledger.resume(jobId, resumeValue(form)));
+      return act.resume(jobId, resumeValue(form));
     case 'replay':
-      return deliver(await ledger.replay(jobId, undefined, noteOf(form)));
+      return act.replay(jobId, undefined, noteOf(form));
     case 'resolve': {
       const outcome = form.outcome;
       if (outcome !== 'completed' && outcome !== 'failed') throw new ApiError(400, 'invalid_request', 'Choose the outcome: completed or failed.');
-      return handOff(await ledger.resolve(jobId, outcome, noteOf(form)));
+      return act.resolve(jobId, outcome, noteOf(form));
     }
     case 'upgrade': {
       const to = form.to?.trim();
       if (!to) throw new ApiError(400, 'invalid_request', 'Give the version to move the job to.');
-      const job = await upgradeJob(ledger, jobId, { to: to.slice(0, 200), replay: form.replay === 'yes', note: noteOf(form) }, undefined, 'tick “Replay”');
-      return job.status === 'interrupted' ? { job } : deliver(job);
+      const job = await upgradeJob(deps.ledger, jobId, { to: to.slice(0, 200), replay: form.replay === 'yes', note: noteOf(form) }, undefined, 'tick “Replay”');
+      return act.upgraded(job);
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { Job } from '@runledger/ledger';
 import type { FastifyRequest } from 'fastify';
-import { handOffWithin } from '../delivery';
+import { actionsFor } from '../delivery';
 import { tenantScope } from '../security';
 import type { LangGraphDeps } from './context';
 
@@ -12,8 +12,8 @@ import type { LangGraphDeps } from './context';
  * InvalidTransitionError).
  */
 export async function cancelRun(d: LangGraphDeps, request: FastifyRequest, runId: string, note: string, rollback = false): Promise<void> {
-  const job = rollback ? await d.ledger.rollback(runId, tenantScope(request), note) : await d.ledger.cancel(runId, tenantScope(request), note);
-  await handOffWithin(d.queue, d.ledger, job, d.enqueueTimeoutMs, request.log);
+  const act = actionsFor(d, request.log);
+  await (rollback ? act.rollback(runId, tenantScope(request), note) : act.cancel(runId, tenantScope(request), note));
 }
 
 /** A run rolled back: deleted as far as the LangGraph API goes (its job stays in the ledger as a receipt). */
