@@ -179,6 +179,7 @@ const SUMMARIES: Record<Exclude<DeliveryOutcome['outcome'], 'refused'>, string> 
   retry: 'ran: the attempt failed; the job is retried by a later delivery',
   released: 'ran: the worker stopped and handed the job back; a later delivery resumes it',
   lease_lost: 'ran: the lease was lost; another delivery owns the job',
+  database_unreachable: 'stopped: PostgreSQL was unreachable, nothing more was written; the reconciler recovers the job when its lease expires',
 };
 
 /** The delivery's BullMQ return value: its outcome with one sentence saying what it means. */

@@ -36,7 +36,8 @@ export interface ExecuteDeps {
 export type DeliveryOutcome =
   | { outcome: 'refused'; reason: string; retryInMs?: number; blockedBy?: string; waitsFor?: string }
   | {
-      outcome: 'completed' | 'failed' | 'interrupted' | 'manual_reconcile' | 'retry' | 'released' | 'lease_lost';
+      /** `database_unreachable`: PostgreSQL could not be reached, so the run stopped without a write; its lease expires and the reconciler recovers it, as after `lease_lost`. */
+      outcome: 'completed' | 'failed' | 'interrupted' | 'manual_reconcile' | 'retry' | 'released' | 'lease_lost' | 'database_unreachable';
       decision?: Decision['action'];
       /** The job ended while other jobs of its thread are unfinished: deliver the next one. */
       handOff?: boolean;
@@ -192,7 +193,7 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
       // write can land, the attempt's end included. Stop; the lease expires and the reconciler
       // recovers the job, as after any lost lease.
       log('warn', 'PostgreSQL unreachable while reading the thread; stopping without further writes', { error: describeError(err).message });
-      return { outcome: 'lease_lost' };
+      return { outcome: 'database_unreachable' };
     }
     // The graph cannot be built or read on this worker (a throwing build, a module that fails to
     // load): the attempt ends in the ledger like a failed run, so the job is retried and then
@@ -348,7 +349,7 @@ async function handleFailure(
       case 'error': {
         if (unreachable(err)) {
           log('warn', 'PostgreSQL unreachable during the run; stopping without further writes', { error: failure.error.message });
-          return { outcome: 'lease_lost', decision: d.action };
+          return { outcome: 'database_unreachable', decision: d.action };
         }
         const node = await failedNode(graph, job);
         const error: Record<string, unknown> = { ...failure.error, node, attempt: job.attempt };
