@@ -1,7 +1,8 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { FactoryGraph } from './factory-graph';
 import type { GraphEntry } from './langgraph-config';
 import { messageChannels, messagesProblem } from './message-input';
-import type { GraphDefinition, RunnableGraph } from './registry';
+import type { GraphDefinition, InputCheckOptions, RunnableGraph } from './registry';
 
 /**
  * A compiled graph as LangGraph builds it (`CompiledStateGraph`, a Pregel): what Runledger
@@ -87,11 +88,8 @@ export async function definitionFromExport(entry: GraphEntry, exported: unknown,
     description,
     // The graph exists only once the factory ran with a run's config: nothing to derive a schema from.
     validateInput: (input) => (isPlainObject(input) ? undefined : `${entry.id} input: must be a JSON object`),
-    // The factory runs for each invoke and each state read, with that call's config, as in `langgraph dev`.
-    build: (saver) => ({
-      invoke: async (input, config) => withSaver(await resolve(config), saver, replaced).invoke(input, config),
-      getState: async (config) => withSaver(await resolve(config), saver, replaced).getState(config),
-    }),
+    // The factory runs for each call (run, stream, state read or update), with that call's config, as in `langgraph dev`.
+    build: (saver) => new FactoryGraph(async (config) => withSaver(await resolve(config), saver, replaced)),
   };
 }
 
@@ -110,18 +108,19 @@ const isZodObject = (v: unknown): v is ZodObjectLike => isObject(v) && typeof v.
  * The input check a StateGraph allows: a JSON object whose fields are the graph's input
  * channels (Annotation or zod state), and, for a zod state, values that pass the schema (every
  * field optional, as an input is a partial update; an explicit `input` schema is used as is).
- * A messages channel's value must be messages LangChain can coerce (messagesProblem).
+ * A messages channel's value must be messages LangChain can coerce (messagesProblem). Unknown
+ * fields are refused unless `ignoreUnknownFields` (then LangGraph drops them, as it does).
  */
-export function inputCheck(id: string, builder: StateGraphLike): (input: unknown) => string | undefined {
+export function inputCheck(id: string, builder: StateGraphLike): (input: unknown, options?: InputCheckOptions) => string | undefined {
   const definition = isObject(builder._inputDefinition) ? builder._inputDefinition : {};
   const channels = Object.keys(definition);
   const messages = messageChannels(definition);
   const own = builder._inputRuntimeDefinition;
   const state = builder._schemaRuntimeDefinition;
   const schema = isZodObject(own) ? own : isZodObject(state) ? state.partial() : undefined;
-  return (input) => {
+  return (input, options = {}) => {
     if (!isPlainObject(input)) return `${id} input: must be a JSON object with the graph's input fields (${channels.join(', ')})`;
-    const unknown = Object.keys(input).filter((k) => !channels.includes(k));
+    const unknown = options.ignoreUnknownFields ? [] : Object.keys(input).filter((k) => !channels.includes(k));
     if (channels.length > 0 && unknown.length > 0) {
       return `${id} input: unknown field(s) ${unknown.join(', ')}; the graph's input fields are ${channels.join(', ')}`;
     }

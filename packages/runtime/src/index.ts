@@ -13,7 +13,15 @@ export {
   readLangGraphConfig,
 } from './langgraph-config';
 export { ensurePlatformLogger, type GraphLogLevel, type GraphLogWrite, registerPlatformLogger, writeToStderr } from './platform-logger';
-export { builtInGraphs, type GraphDefinition, type GraphRegistry, type LoadGraphsOptions, loadGraphs, type RunnableGraph } from './registry';
+export {
+  builtInGraphs,
+  type GraphDefinition,
+  type GraphRegistry,
+  type InputCheckOptions,
+  type LoadGraphsOptions,
+  loadGraphs,
+  type RunnableGraph,
+} from './registry';
 export {
   type ConfigLayer,
   type GraphConfigDefaults,

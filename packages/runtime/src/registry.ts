@@ -26,6 +26,15 @@ export interface RunnableGraph {
   readonly streamChannelsAsIs?: unknown;
 }
 
+/** How strictly admission checks an input. */
+export interface InputCheckOptions {
+  /**
+   * Let fields the graph has no channel for pass (LangGraph drops them, and LangGraph API clients
+   * such as agent-chat-ui send `messages` to every graph). Default false: `/v1/jobs` refuses them.
+   */
+  ignoreUnknownFields?: boolean;
+}
+
 /** A graph Runledger can run by name. */
 export interface GraphDefinition {
   name: string;
@@ -33,7 +42,7 @@ export interface GraphDefinition {
   /** Compiles the graph with the attempt's (fenced) checkpointer. */
   build(checkpointer: BaseCheckpointSaver): RunnableGraph;
   /** A readable reason when `input` is unusable, undefined when it is fine. Checked at admission. */
-  validateInput?(input: unknown): string | undefined;
+  validateInput?(input: unknown, options?: InputCheckOptions): string | undefined;
   /**
    * The graph's version: admission records it and only workers serving it run the job. Default
    * the deployment's (`LoadGraphsOptions.buildId`, i.e. RUNLEDGER_BUILD_ID, else the project's

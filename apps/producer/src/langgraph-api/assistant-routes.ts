@@ -7,6 +7,7 @@ import { admissionTenant, checkMetadataSize } from '../security';
 import { deleteAssistant } from './assistant-delete';
 import { type Assistant, assistantView, versionView } from './assistants';
 import type { LangGraphDeps } from './context';
+import { type DescribedGraph, graphSchemas } from './graph-schemas';
 import {
   AssistantCount,
   AssistantCreate,
@@ -23,25 +24,11 @@ import {
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
 const doc = { tags: ['langgraph'] };
 
-/**
- * A JSON schema of an object with a graph's channels as its properties (any type each): what a
- * compiled graph tells of its shape without a typed state schema; null when it names none.
- */
-function channelSchema(channels: unknown): Record<string, unknown> | null {
-  const names = typeof channels === 'string' ? [channels] : Array.isArray(channels) ? channels.filter((c) => typeof c === 'string') : [];
-  if (names.length === 0) return null;
-  return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, {}])) };
-}
-
-type Compiled = { inputChannels?: unknown; outputChannels?: unknown; streamChannelsAsIs?: unknown };
-const schemasOf = (graphId: string, g: Compiled) => ({
-  graph_id: graphId,
-  input_schema: channelSchema(g.inputChannels),
-  output_schema: channelSchema(g.outputChannels),
-  state_schema: channelSchema(g.streamChannelsAsIs),
-  config_schema: null,
-  context_schema: null,
-});
+// As LangGraph's server answers them: a config schema is also the context schema (one in JS).
+const schemasOf = (graphId: string, g: DescribedGraph) => {
+  const { input, output, state, config } = graphSchemas(g);
+  return { graph_id: graphId, input_schema: input, output_schema: output, state_schema: state, config_schema: config, context_schema: config };
+};
 
 const idOf = (request: FastifyRequest) => (request.params as z.infer<typeof AssistantParams>).assistant_id;
 
@@ -198,7 +185,7 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
     { schema: { ...doc, summary: "An assistant's JSON schemas: objects of the graph's channels (null where it names none)", params: AssistantParams } },
     async (request) => {
       const g = await graphOf(request);
-      return schemasOf(g.name, g.build(new MemorySaver()) as Compiled);
+      return schemasOf(g.name, g.build(new MemorySaver()) as DescribedGraph);
     },
   );
 
@@ -206,7 +193,7 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
     const { namespace } = request.params as z.infer<typeof SubgraphParams>;
     const { recurse } = request.query as z.infer<typeof SubgraphQuery>;
     const g = await graphOf(request);
-    const compiled = g.build(new MemorySaver()) as { getSubgraphsAsync?: (ns?: string, recurse?: boolean) => AsyncIterable<[string, Compiled]> };
+    const compiled = g.build(new MemorySaver()) as { getSubgraphsAsync?: (ns?: string, recurse?: boolean) => AsyncIterable<[string, DescribedGraph]> };
     const out: Record<string, unknown> = {};
     if (typeof compiled.getSubgraphsAsync !== 'function') return out;
     // Each as LangGraph's server writes a subgraph's: { input, output, state, config }.

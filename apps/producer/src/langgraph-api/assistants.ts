@@ -62,7 +62,12 @@ export class Assistants {
   /** Like find; throws 404 not_found naming the served graphs. */
   resolve(id: string): GraphDefinition {
     const found = this.find(id);
-    if (!found) throw new ApiError(404, 'not_found', `No assistant or graph "${id}"; served graphs: ${[...this.graphs.keys()].join(', ')}.`);
+    if (!found)
+      throw new ApiError(
+        404,
+        'not_found',
+        `No assistant found for "${id}": it is neither an assistant nor a served graph (served graphs: ${[...this.graphs.keys()].join(', ')}).`,
+      );
     return found;
   }
 
@@ -85,7 +90,11 @@ export class Assistants {
   async get(tenant: string, id: string): Promise<Assistant> {
     const found = await this.lookup(tenant, id);
     if (!found)
-      throw new ApiError(404, 'not_found', `Assistant not found: no assistant or graph "${id}"; served graphs: ${[...this.graphs.keys()].join(', ')}.`);
+      throw new ApiError(
+        404,
+        'not_found',
+        `Assistant not found. No assistant found for "${id}": it is neither an assistant nor a served graph (served graphs: ${[...this.graphs.keys()].join(', ')}).`,
+      );
     return found;
   }
 

@@ -152,7 +152,8 @@ export async function createRun(
   // on a thread (or a checkpoint) that has state: it continues from there, as LangGraph's does.
   const continues = (body.input ?? null) === null && (checkpoint !== undefined || (await hasState(d, graph, existing)));
   if (!command && !continues) {
-    const problem = graph.validateInput?.(body.input ?? null);
+    // As LangGraph's server: fields the graph has no channel for are dropped, not refused.
+    const problem = graph.validateInput?.(body.input ?? null, { ignoreUnknownFields: true });
     if (problem) throw new ApiError(422, 'invalid_input', problem);
   }
   const thread = existing ?? (await createThread(d, request, threadId));

@@ -4,6 +4,7 @@ import { type GraphDefinition, serializeChunk } from '@runledger/runtime';
 import { ApiError } from '../http-errors';
 import type { LangGraphDeps } from './context';
 import type { StateUpdate } from './schemas';
+import { threadConfigurable } from './thread-config';
 
 type Written = Promise<{ configurable?: Record<string, unknown> }>;
 
@@ -27,7 +28,8 @@ const REFUSED_UPDATE = new Set(['InvalidUpdateError', 'EmptyInputError']);
 export async function updateThreadState(d: LangGraphDeps, thread: LangGraphThread, graph: GraphDefinition, body: StateUpdate) {
   const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
   const from = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
-  const config = { configurable: { thread_id, ...(from ? { checkpoint_id: from } : {}) } };
+  // The thread's run config too: a graph factory builds the graph its runs had.
+  const config = { configurable: { ...(await threadConfigurable(d, thread)), thread_id, ...(from ? { checkpoint_id: from } : {}) } };
   try {
     const written = await d.threads.writeState(thread.threadId, thread.tenant, d.schema, async (saver) => {
       const g = graph.build(saver) as unknown as UpdatableGraph;
