@@ -23,6 +23,8 @@ import { installSecurity, type SecuredAppOptions, securedServerOptions } from '.
 import { watchServedVersions } from './served-versions';
 import { type ObservabilityOptions, traceAdmissions } from './telemetry';
 import { clientErrorHandler, frameworkErrors } from './transport-errors';
+import { WebhookDestinations } from './webhooks/destinations';
+import { webhookRoutes } from './webhooks/routes';
 import { installZodCompilers, openApiTransform } from './zod-compilers';
 
 export type { AppOptions } from './options';
@@ -105,6 +107,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     admitter,
     cronLimits: options.cronLimits ?? DEFAULT_CRON_LIMITS,
     served: watchServedVersions(options.ledger),
+    webhooks: options.webhooks ?? { destinations: new WebhookDestinations([]) },
   };
 
   void app.register(swagger, {
@@ -144,6 +147,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(cronRoutes, deps);
   void app.register(actionRoutes, deps);
   void app.register(threadRoutes, deps);
+  void app.register(webhookRoutes, deps);
   void app.register(healthRoutes, deps);
   void app.register(langGraphApi, { ...deps, streams: options.streams, threadState: options.threadState });
   if (options.testHooks) void app.register(testHookRoutes, deps);

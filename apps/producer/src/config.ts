@@ -84,6 +84,24 @@ const Env = z.object({
   CRON_MAX_PER_TENANT: int(1, 1_000_000).default(100),
   /** Shortest interval a cron's schedule may fire at, in ms (POST /v1/crons answers 422 below it). Default 60000. */
   CRON_MIN_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
+  /**
+   * Hosts a run's webhook may name, comma-separated: `hooks.example.com`, `*.example.com`, `*` (any
+   * public host). Loopback and private addresses only when listed exactly. Default none: a run
+   * with a webhook answers 422.
+   */
+  WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  /** Server key each tenant's webhook signing secret is derived from (at least 32 characters); required with WEBHOOK_ALLOWED_HOSTS. */
+  WEBHOOK_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters (for example: openssl rand -base64 32)').optional(),
+  /** How often this producer sends due webhooks, in ms; 0 = never (another producer does). Default 1000. */
+  WEBHOOK_TICK_MS: int(0, 60_000).default(1_000),
+  /** Longest one webhook POST may take, in ms. Default 10000. */
+  WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  /** How long after a run's end a webhook is retried, in ms. Default 86400000 (a day). */
+  WEBHOOK_RETRY_FOR_MS: int(0, 30 * 86_400_000).default(86_400_000),
+  /** Wait after a webhook's first failed attempt, in ms, doubled after each further one. Default 1000. */
+  WEBHOOK_BACKOFF_MS: int(10, 3_600_000).default(1_000),
+  /** Longest wait between two attempts, in ms. Default 600000 (10 minutes). */
+  WEBHOOK_BACKOFF_MAX_MS: int(10, 86_400_000).default(600_000),
   /** Default info. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RUNLEDGER_API_KEYS: z.string().optional(),
@@ -148,5 +166,7 @@ export function parseConfig(env: Record<string, string | undefined>): ProducerCo
   const config = parseEnvWith(Env, env);
   const backend = config.QUEUE_BACKEND ?? (config.REDIS_URL ? 'redis' : 'postgres');
   if (backend === 'redis' && !config.REDIS_URL) throw new ConfigError('Invalid producer environment:\n  REDIS_URL: required when QUEUE_BACKEND=redis');
+  if (config.WEBHOOK_ALLOWED_HOSTS?.trim() && !config.WEBHOOK_SIGNING_KEY)
+    throw new ConfigError('Invalid producer environment:\n  WEBHOOK_SIGNING_KEY: required when WEBHOOK_ALLOWED_HOSTS is set (webhooks are signed)');
   return { ...config, QUEUE_BACKEND: backend };
 }

@@ -1,4 +1,4 @@
-import { createPool, Ledger, LedgerError, requireMigrated, takeRateToken } from '@runledger/ledger';
+import { createPool, Ledger, LedgerError, requireMigrated, takeRateToken, WebhookOutbox } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
 import {
   findLangGraphConfig,
@@ -15,6 +15,8 @@ import { ConfigError, parseConfig } from './config';
 import { CronTicker } from './cron-ticker';
 import { corsPolicy } from './langgraph-api';
 import { parseSecurityEnv, sharedBuckets, tenantBucket } from './security';
+import { WebhookDestinations } from './webhooks/destinations';
+import { WebhookDispatcher } from './webhooks/dispatcher';
 
 export interface CreateServerOptions {
   /** Your GraphDefinitions, beside the built-in ones and those of the langgraph.json. */
@@ -111,7 +113,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
   const tracing = tracingOn
     ? (await import('@runledger/telemetry')).startTracing({ serviceName: 'runledger-producer', endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT })
     : undefined;
+  const webhooks = { destinations: WebhookDestinations.parse(config.WEBHOOK_ALLOWED_HOSTS), signingKey: config.WEBHOOK_SIGNING_KEY };
   const app = buildApp({
+    webhooks,
     tracer: tracing?.tracer,
     ledger,
     queue,
@@ -153,6 +157,19 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     log,
     charge: buckets && (async (tenant) => buckets.take(tenantBucket(tenant))),
   });
+  // Sends only with a signing key: an unsigned webhook is never sent (the rows wait for one).
+  const dispatcher = new WebhookDispatcher({
+    outbox: new WebhookOutbox(ledger),
+    destinations: webhooks.destinations,
+    signingKey: webhooks.signingKey ?? '',
+    log,
+    tickMs: webhooks.signingKey ? config.WEBHOOK_TICK_MS : 0,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    backoffMs: config.WEBHOOK_BACKOFF_MS,
+    backoffMaxMs: config.WEBHOOK_BACKOFF_MAX_MS,
+    batch: 32,
+  });
 
   return {
     app,
@@ -163,11 +180,12 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
       const address = await app.listen({ port: config.PORT, host: config.HOST });
       log.info(`queue backend ${config.QUEUE_BACKEND}, schema ${config.DB_SCHEMA}, graphs: ${[...graphs.keys()].join(', ')}`);
       cronTicker.start();
+      dispatcher.start();
       return address;
     },
     async close() {
       // Stop taking requests and finish the ones in flight before the pool and the queue go.
-      await cronTicker.stop();
+      await Promise.all([cronTicker.stop(), dispatcher.stop()]);
       await app.close();
       await Promise.allSettled([queue.close(), pool.end(), tracing?.shutdown()]);
     },

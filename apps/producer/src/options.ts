@@ -7,6 +7,14 @@ import type { Admitter } from './admitter';
 import type { OpenStreamLimits } from './langgraph-api/open-streams';
 import type { ThreadStateLimits } from './langgraph-api/thread-state';
 import type { ServedVersions } from './served-versions';
+import type { WebhookDestinations } from './webhooks/destinations';
+
+/** Webhooks: where runs' webhooks may go, and the server key tenants' signing secrets derive from. */
+export interface WebhookSettings {
+  destinations: WebhookDestinations;
+  /** WEBHOOK_SIGNING_KEY; set whenever `destinations` allows any host. */
+  signingKey?: string;
+}
 
 /** The LangGraph API's streams, joins and waits: how many may be open, and an observer of the shared run tails. */
 export interface StreamOptions {
@@ -58,6 +66,8 @@ export interface AppOptions {
   cronLimits?: CronLimits;
   streams?: StreamOptions;
   threadState?: Partial<ThreadStateLimits>;
+  /** Where a run's `webhook` may point (WEBHOOK_ALLOWED_HOSTS, WEBHOOK_SIGNING_KEY). Default none: a webhook answers 422. */
+  webhooks?: WebhookSettings;
   /** Test hook (RUNLEDGER_TEST_CRASH_AT): `after_admit_commit` SIGKILLs the process between an admission's commit and its queue add. */
   crashAt?: 'after_admit_commit';
 }
@@ -74,4 +84,5 @@ export type RouteDeps = Required<Pick<AppOptions, 'ledger' | 'queue' | 'graphs' 
   admitter: Admitter;
   /** Whether a live worker serves an admitted job's graph and version (a warning in the answer when none does). */
   served: ServedVersions;
+  webhooks: WebhookSettings;
 };

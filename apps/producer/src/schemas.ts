@@ -53,6 +53,13 @@ export const SubmitBody = z
       .max(PRIORITY_RANGE.max)
       .optional()
       .describe('0 (default: none, served before any prioritized job) or 1–1000, lower runs first (BullMQ’s order)'),
+    webhook: z
+      .string()
+      .max(2048, 'webhook is longer than 2048 characters')
+      .optional()
+      .describe(
+        'URL POSTed the run (signed, see SECURITY.md) each time it ends: completed, failed, cancelled, interrupted, manual_reconcile. Its host must be allowed (WEBHOOK_ALLOWED_HOSTS); 422 invalid_webhook otherwise',
+      ),
   })
   .strict();
 export type SubmitBody = z.infer<typeof SubmitBody>;
@@ -193,9 +200,24 @@ export const Conversation = z
     'The LangChain messages of `input` and `result` as a conversation (role, text, tool calls with arguments, tool results), null where the value holds no messages; `input`, `result` and `interrupt` keep the raw values',
   );
 
+const WebhookDeliveryView = z.object({
+  deliveryId: z.string().describe('The webhook-id header: the same on every attempt of this run end'),
+  runStatus: z.string().describe('The job status this delivery announces'),
+  endedAt: time,
+  state: z.enum(['pending', 'delivered', 'gave_up']),
+  dueAt: maybeTime.describe('When the next attempt is due (pending only)'),
+  settledAt: maybeTime,
+  attempts: z.array(z.object({ attempt: z.number(), at: time, statusCode: z.number().nullable(), error: z.string().nullable() })),
+});
+
 export const JobDetail = JobView.extend({
   conversation: Conversation,
   effects: z.array(EffectView),
+  webhook: z
+    .object({ deliveries: z.array(WebhookDeliveryView) })
+    .nullable()
+    .optional()
+    .describe('GET /v1/jobs/:jobId: null when the job has no webhook; else one delivery per run end with each attempt and its answer'),
   inDoubt: z
     .array(z.object({ key: z.string(), name: z.string() }))
     .describe('In manual_reconcile: the effects whose outcome is unknown (pending), what a person checks; empty otherwise'),

@@ -1,4 +1,4 @@
-import { conversationOf, type Effect, interruptQuestions, type Job, type JobEvent, noLiveWorkerServes } from '@runledger/ledger';
+import { conversationOf, type Effect, interruptQuestions, type Job, type JobEvent, noLiveWorkerServes, type WebhookDelivery } from '@runledger/ledger';
 import type { z } from 'zod';
 import type { Admission, EffectView, JobDetail, JobView } from './schemas';
 
@@ -71,4 +71,20 @@ export function admissionView(job: Job, enqueued: boolean, warning?: string): z.
 
 export function eventView(e: JobEvent) {
   return { at: e.at.toISOString(), type: e.type, attempt: e.attempt, fencingToken: e.fencingToken, workerId: e.workerId, detail: e.detail };
+}
+
+/** A job's webhook deliveries as GET /v1/jobs/:jobId shows them; null when the job has no webhook. */
+export function webhookView(webhook: { hasWebhook: boolean; deliveries: WebhookDelivery[] } | undefined) {
+  if (!webhook?.hasWebhook) return null;
+  return {
+    deliveries: webhook.deliveries.map((d) => ({
+      deliveryId: d.deliveryId,
+      runStatus: d.runStatus,
+      endedAt: d.endedAt.toISOString(),
+      state: d.state,
+      dueAt: iso(d.dueAt),
+      settledAt: iso(d.settledAt),
+      attempts: d.attempts.map((a) => ({ attempt: a.attempt, at: a.at.toISOString(), statusCode: a.statusCode, error: a.error })),
+    })),
+  };
 }

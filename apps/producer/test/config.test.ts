@@ -27,6 +27,11 @@ describe('producer environment', () => {
       CRON_MAX_PER_TENANT: 100,
       CRON_MIN_INTERVAL_MS: 60_000,
       CRON_MISFIRE_GRACE_MS: 5000,
+      WEBHOOK_TICK_MS: 1000,
+      WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_RETRY_FOR_MS: 86_400_000,
+      WEBHOOK_BACKOFF_MS: 1000,
+      WEBHOOK_BACKOFF_MAX_MS: 600_000,
       RUNLEDGER_TEST_HOOKS: false,
       RUNLEDGER_DEV: false,
     });
@@ -42,6 +47,13 @@ describe('producer environment', () => {
     expect(parseConfig({ ...base, RUNLEDGER_TEST_HOOKS: '1' }).RUNLEDGER_TEST_HOOKS).toBe(true);
     expect(parseConfig({ ...base, RUNLEDGER_TEST_HOOKS: '0' }).RUNLEDGER_TEST_HOOKS).toBe(false);
     expect(() => parseConfig({ ...base, RUNLEDGER_TEST_HOOKS: 'yes' })).toThrow(/RUNLEDGER_TEST_HOOKS/);
+  });
+
+  it('requires a signing key with webhook destinations, and names a short one', () => {
+    expect(() => parseConfig({ ...base, WEBHOOK_ALLOWED_HOSTS: 'hooks.example.com' })).toThrow(/WEBHOOK_SIGNING_KEY: required/);
+    expect(() => parseConfig({ ...base, WEBHOOK_SIGNING_KEY: 'short' })).toThrow(/WEBHOOK_SIGNING_KEY: must be at least 32/);
+    const on = parseConfig({ ...base, WEBHOOK_ALLOWED_HOSTS: 'hooks.example.com', WEBHOOK_SIGNING_KEY: 'k'.repeat(32) });
+    expect(on).toMatchObject({ WEBHOOK_ALLOWED_HOSTS: 'hooks.example.com', WEBHOOK_SIGNING_KEY: 'k'.repeat(32) });
   });
 
   it('picks the Redis backend when REDIS_URL is set, unless QUEUE_BACKEND says otherwise', () => {

@@ -41,6 +41,7 @@ describe('OpenAPI document and its UI', () => {
       '/v1/jobs/{jobId}/resume',
       '/v1/jobs/{jobId}/upgrade',
       '/v1/threads/{threadId}/state',
+      '/v1/webhooks/secret',
     ]);
     const submit = doc.paths['/v1/jobs'].post;
     const body = submit.requestBody.content['application/json'].schema;

@@ -26,6 +26,8 @@ export interface AdmissionRow {
   olderKeyForms?: string[];
   /** The admission's W3C traceparent (admit_jobs $16); null when tracing is off. */
   traceContext: string | null;
+  /** The run's webhook URL (admit_jobs $17), sealed by the ledger before it is stored; null = none. */
+  webhook: unknown;
 }
 
 /**
@@ -37,14 +39,14 @@ export function admissionRow(req: AdmitRequest): AdmissionRow {
   // Time-ordered (UUIDv7: 48 bits of milliseconds, then 74 random bits): a new job's id, and its
   // thread id by default, land at the right edge of their indexes instead of on a random page.
   const jobId = timeOrderedUuid();
-  const { graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs } = req;
+  const { graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs, webhook } = req;
   return {
     jobId,
     tenant: req.tenant ?? 'default',
     idempotencyKey: req.idempotencyKey ?? null,
     // The fingerprint covers everything that changes what runs, in plaintext. It answers only a
     // repeated key, so a request without one skips its canonical JSON and SHA-256.
-    hash: req.idempotencyKey ? requestHash({ graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs }) : null,
+    hash: req.idempotencyKey ? requestHash({ graph, input, threadId, metadata, multitask, maxAttempts, timeoutMs, webhook }) : null,
     graph,
     // Not in the fingerprint: the same request sent again after a deploy is the same job.
     graphVersion: req.graphVersion ?? null,
@@ -56,6 +58,7 @@ export function admissionRow(req: AdmitRequest): AdmissionRow {
     runAfter: req.runAt ?? null,
     priority: req.priority ?? 0,
     traceContext: req.traceContext ?? null,
+    webhook: webhook ?? null,
   };
 }
 
@@ -78,6 +81,7 @@ export function admissionParams(rows: readonly AdmissionRow[], encode: (v: unkno
     rows.map((r) => r.priority),
     rows.map((r) => r.graphVersion),
     rows.map((r) => r.traceContext),
+    rows.map((r) => (r.webhook === null ? null : encode(r.webhook))),
   ];
 }
 

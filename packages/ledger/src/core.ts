@@ -73,6 +73,14 @@ export { readTraceContext } from './trace-context';
 export { type TruncateParts, truncateTenant } from './truncate';
 export type * from './types';
 export {
+  type ClaimedWebhook,
+  type WebhookAnswer,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookDeliveryState,
+  WebhookOutbox,
+} from './webhook-outbox';
+export {
   graphVersionKey,
   listLiveServes,
   listWorkers,

@@ -156,6 +156,8 @@ export const sealContext = {
   jobInterrupt: (jobId: string) => `jobs.interrupt:${jobId}`,
   jobResumeValue: (jobId: string) => `jobs.resume_value:${jobId}`,
   jobMetadata: (jobId: string) => `jobs.metadata:${jobId}`,
+  /** The URL a run's ends are announced to (jobs.webhook). */
+  jobWebhook: (jobId: string) => `jobs.webhook:${jobId}`,
   /** The plaintext idempotency key, kept beside its digest so readers can be shown it. */
   jobIdempotencyKey: (jobId: string) => `jobs.idempotency_key_sealed:${jobId}`,
   /** A field of the job's error (a resolve note). */

@@ -44,6 +44,7 @@ export class AdmissionLedger extends LedgerCore {
     const { jobId, idempotencyKey: key } = row;
     return {
       ...row,
+      webhook: row.webhook === null ? null : this.seal(row.webhook, sealContext.jobWebhook(jobId)),
       input: this.seal(row.input, sealContext.jobInput(jobId)),
       metadata: this.seal(row.metadata, sealContext.jobMetadata(jobId)) as Record<string, unknown>,
       idempotencyKey: key === null ? null : this.digest(key, DIGESTED.idempotencyKey),

@@ -91,6 +91,7 @@ export const RESEAL_TABLES: readonly ResealTable[] = [
       { name: 'resume_value', context: (r) => sealContext.jobResumeValue(job(r)) },
       { name: 'metadata', context: (r) => sealContext.jobMetadata(job(r)) },
       { name: 'idempotency_key_sealed', context: (r) => sealContext.jobIdempotencyKey(job(r)) },
+      { name: 'webhook', context: (r) => sealContext.jobWebhook(job(r)) },
       { name: 'error', fields: true, context: (r, f) => sealContext.jobError(job(r), f) },
     ],
   ),

@@ -96,6 +96,11 @@ export interface AdmitRequest {
   priority?: number;
   /** The admission span's W3C traceparent, stored on a new job so its attempts join the trace. Not part of the fingerprint. */
   traceContext?: string;
+  /**
+   * URL told (POST of the run) at each end of the run; stored sealed. Checked by the caller
+   * (allowed destinations); part of the request's fingerprint when set. Default none.
+   */
+  webhook?: string;
 }
 
 export interface AdmitResult {

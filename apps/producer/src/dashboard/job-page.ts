@@ -1,4 +1,4 @@
-import { type Effect, isTerminal, type Job, type JobEvent, resumePrefill } from '@runledger/ledger';
+import { type Effect, isTerminal, type Job, type JobEvent, resumePrefill, type WebhookDelivery } from '@runledger/ledger';
 import { questionSection, rawJson, stateSection } from './conversation-html';
 import { badge, Html, html, jsonBlock, layout, time } from './html';
 
@@ -6,6 +6,8 @@ export interface JobPageData {
   job: Job;
   events: JobEvent[];
   effects: Effect[];
+  /** The job's webhook deliveries (one per run end); undefined when the job has no webhook. */
+  webhooks?: WebhookDelivery[];
   checkpoints: { count: number; latestId: string | null };
   traceId: string | null;
   prunedAt: Date | null;
@@ -111,6 +113,20 @@ function effects(list: Effect[]): Html {
   return html`<table class="effects"><thead><tr><th>Key</th><th>Name</th><th>Status</th><th>Attempts</th><th>Result / error</th></tr></thead><tbody>${list.map(row)}</tbody></table>`;
 }
 
+/** Each run end announced to the job's webhook, and every attempt with its answer (HTTP status or error). */
+function webhookDeliveries(list: WebhookDelivery[] | undefined): Html | string {
+  if (list === undefined) return '';
+  const answer = (a: WebhookDelivery['attempts'][number]) =>
+    html`<li>${time(a.at)}: #${a.attempt} ${a.statusCode === null ? `no answer (${a.error ?? ''})` : `HTTP ${a.statusCode}`}</li>`;
+  const row = (d: WebhookDelivery) => html`<tr><td class="mono">${d.deliveryId}</td><td>${badge(d.runStatus)}</td><td>${badge(d.state)}</td>
+<td>${d.dueAt ? time(d.dueAt) : ''}</td><td><ul>${d.attempts.map(answer)}</ul></td></tr>`;
+  const table =
+    list.length === 0
+      ? html`<p class="muted">The run has not ended yet: nothing to deliver.</p>`
+      : html`<table class="webhooks"><thead><tr><th>webhook-id</th><th>Run end</th><th>Delivery</th><th>Next attempt</th><th>Attempts</th></tr></thead><tbody>${list.map(row)}</tbody></table>`;
+  return html`<h2>Webhook</h2>${table}`;
+}
+
 /** Why a job no live worker serves does not run (or would not, once resumed). */
 function versionWait(j: Job, item: (k: string, v: unknown) => Html): Html | string {
   if (j.versionServed !== false) return '';
@@ -161,7 +177,7 @@ export function jobPage(d: JobPageData): string {
   const body = html`<p><a href="/admin">« Jobs</a></p><h1>Job <span class="mono" id="job-id">${j.jobId}</span></h1>
 ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : ''}${summary(d)}${inDoubt(d)}${j.status === 'interrupted' ? questionSection(j.interrupt) : ''}${actions(j, new Html(d.csrf))}
 ${stateSection('Input', 'input', j.input)}${result}${error}${j.interrupt && j.status !== 'interrupted' ? html`<section><h2>Interrupt</h2>${rawJson(j.interrupt, 'Raw interrupt')}</section>` : ''}
-<h2>Timeline</h2>${timeline(d.events, d.prunedAt)}<h2>Effects</h2>${effects(d.effects)}`;
+<h2>Timeline</h2>${timeline(d.events, d.prunedAt)}<h2>Effects</h2>${effects(d.effects)}${webhookDeliveries(d.webhooks)}`;
   return layout(`Job ${j.jobId}`, body);
 }
 

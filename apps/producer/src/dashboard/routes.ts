@@ -1,4 +1,4 @@
-import { ALL_STATUSES, Crons, DashboardReads, type JobStatus } from '@runledger/ledger';
+import { ALL_STATUSES, Crons, DashboardReads, type JobStatus, WebhookOutbox } from '@runledger/ledger';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { toHttpError } from '../http-errors';
 import type { RouteDeps } from '../options';
@@ -64,16 +64,30 @@ export async function dashboardRoutes(app: FastifyInstance, deps: RouteDeps): Pr
       const http = toHttpError(err);
       return sendHtml(reply, messagePage('Job not shown', http.message, '/admin'), http.statusCode);
     }
-    const [events, effects, checkpoints, annotations] = await Promise.all([
+    const [events, effects, checkpoints, annotations, webhook] = await Promise.all([
       ledger.events(jobId),
       ledger.effects(jobId),
       reads.threadCheckpoints(job.tenant, job.threadId),
       reads.jobAnnotations(jobId),
+      new WebhookOutbox(ledger).ofJob(jobId),
     ]);
     const done = field(q, 'done') as DashboardAction | undefined;
     const notice = done && DASHBOARD_ACTIONS.includes(done) ? actionNotice(done, q.enqueued === undefined ? undefined : q.enqueued === 'true') : undefined;
     const traceId = annotations?.traceContext?.split('-')[1] ?? null;
-    return sendHtml(reply, jobPage({ job, events, effects, checkpoints, traceId, prunedAt: annotations?.prunedAt ?? null, notice, csrf: csrfField(request) }));
+    return sendHtml(
+      reply,
+      jobPage({
+        job,
+        events,
+        effects,
+        webhooks: webhook?.hasWebhook ? webhook.deliveries : undefined,
+        checkpoints,
+        traceId,
+        prunedAt: annotations?.prunedAt ?? null,
+        notice,
+        csrf: csrfField(request),
+      }),
+    );
   });
 
   app.post('/admin/jobs/:jobId/:action', hide, async (request, reply) => {

@@ -10,6 +10,7 @@ import { storedRunConfig } from '../run-config';
 import { scheduledRunAt } from '../schedule';
 import { ErrorBody } from '../schemas';
 import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
+import { checkWebhook } from '../webhooks/admission';
 import { ASSISTANT_KEY, type RunAssistant } from './assistants';
 import { cancelRun } from './cancel';
 import type { LangGraphDeps } from './context';
@@ -27,7 +28,7 @@ export interface CreatedRun {
 /**
  * The documented answers of a run on a new thread (POST /runs, /runs/wait, /runs/stream): its
  * 200 (a run, final values or a stream; written as the route writes it), and 422 for
- * on_completion "delete", which Runledger cannot honour yet.
+ * on_completion "delete", which Runledger cannot honour yet, and for a webhook not allowed.
  */
 export const THREADLESS_REFUSALS = { 200: z.unknown(), 422: ErrorBody };
 
@@ -135,6 +136,7 @@ export async function createRun(
   // Deleting the thread when the run ends would need the worker to do it (a producer may be gone by then).
   if (body.on_completion === 'delete' && threadId === undefined) throw unsupported('body.on_completion "delete" (send "keep")');
   const command = body.command ?? undefined;
+  const webhook = checkWebhook(d.webhooks, body.webhook, 'body.webhook');
   // The run is pinned to the assistant's current version; assistant.config and assistant.context
   // are the assistant layer of the run's config (defaults < assistant < run).
   const { graph, assistant } = await d.assistants.forRun(admissionTenant(request), body.assistant_id);
@@ -142,6 +144,7 @@ export async function createRun(
   if (command && body.input !== undefined && body.input !== null)
     throw new ApiError(422, 'invalid_request', 'Send either input or command, not both: a command run starts from the thread state.');
   if (resuming && body.after_seconds) throw new ApiError(422, 'invalid_request', 'after_seconds applies to a new run, not to command.resume.');
+  if (resuming && webhook) throw new ApiError(422, 'invalid_webhook', 'body.webhook applies to a new run: command.resume continues the run with its own.');
   checkMetadataSize(request, body.metadata);
   // Another tenant's thread answers 404 like a missing one, before anything else is said about it.
   const existing = threadId === undefined ? undefined : await findThread(d, request, threadId, body);
@@ -193,6 +196,7 @@ export async function createRun(
       threadId: thread.threadId,
       runAt: body.after_seconds ? scheduledRunAt({ delayMs: body.after_seconds * 1000 }) : undefined,
       metadata,
+      webhook,
       // The reference server's default is reject: a busy thread answers 409.
       multitask: strategy === 'enqueue' || strategy === 'interrupt' || strategy === 'rollback' ? 'enqueue' : 'reject',
       tenant: admissionTenant(request),

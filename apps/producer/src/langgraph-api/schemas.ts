@@ -185,6 +185,8 @@ export const RunCreate = z.looseObject({
   on_disconnect: z.enum(['cancel', 'continue']).optional(),
   /** A thread-less run's thread after it ends: only `keep` (see createRun). */
   on_completion: z.enum(['delete', 'keep']).optional(),
+  /** Told (a signed POST of the run) each time the run ends; its host must be allowed (WEBHOOK_ALLOWED_HOSTS). */
+  webhook: z.string().max(2048).nullable().optional(),
   /** Run no earlier than this many seconds from now: the job's due time in the ledger (as `delayMs` on /v1). */
   after_seconds: z
     .number()
@@ -196,7 +198,7 @@ export const RunCreate = z.looseObject({
 export type RunCreate = z.infer<typeof RunCreate>;
 
 /** Fields of a run request that would change the run and that Runledger does not do yet. */
-export const UNSUPPORTED_RUN_FIELDS = ['webhook'] as const;
+export const UNSUPPORTED_RUN_FIELDS: readonly string[] = [];
 
 export const CancelQuery = z.looseObject({
   wait: z.enum(['0', '1', 'true', 'false']).optional(),

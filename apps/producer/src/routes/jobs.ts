@@ -1,11 +1,11 @@
-import type { JobStatus } from '@runledger/ledger';
+import { type JobStatus, WebhookOutbox } from '@runledger/ledger';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import type { RouteDeps } from '../options';
 import { Admission, ErrorBody, EventList, JobDetail, JobIdParams, JobList, ListQuery, SubmitBody, SubmitHeaders } from '../schemas';
 import { tenantScope } from '../security';
-import { admissionView, eventView, jobDetail, jobView } from '../views';
+import { admissionView, eventView, jobDetail, jobView, webhookView } from '../views';
 import { admissionRequest } from './admission';
 
 const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, 422: ErrorBody, 503: ErrorBody };
@@ -13,6 +13,7 @@ const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody,
 /** POST /v1/jobs (admission) and the read routes of jobs. */
 export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   const { ledger, admitter } = deps;
+  const outbox = new WebhookOutbox(ledger);
 
   app.post(
     '/v1/jobs',
@@ -46,8 +47,8 @@ export async function jobRoutes(app: FastifyInstance, deps: RouteDeps): Promise<
     async (request) => {
       const { jobId } = request.params as z.infer<typeof JobIdParams>;
       // Another tenant's job answers 404 like a missing one: get is scoped, and fails first.
-      const [job, effects] = await Promise.all([ledger.get(jobId, tenantScope(request)), ledger.effects(jobId)]);
-      return jobDetail(job, effects);
+      const [job, effects, webhook] = await Promise.all([ledger.get(jobId, tenantScope(request)), ledger.effects(jobId), outbox.ofJob(jobId)]);
+      return { ...jobDetail(job, effects), webhook: webhookView(webhook) };
     },
   );
 

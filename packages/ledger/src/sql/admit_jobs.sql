@@ -15,19 +15,20 @@
 --         $12 older forms of the key (jsonb array of text; null when none),
 --         $13 run_after (due time; null = now), $14 priority (0 = none),
 --         $15 graph_version (the version of the graph that will run the job; null = any),
---         $16 trace_context (the admission span's W3C traceparent; null when tracing is off)
+--         $16 trace_context (the admission span's W3C traceparent; null when tracing is off),
+--         $17 webhook (jsonb: the URL, sealed when encryption is on; null = none; migration 0022)
 -- Returns: job_id, seq and accepted_at of each inserted row (the caller knows the rest: it wrote it).
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                        $7::jsonb[], $8::jsonb[], $9::int[], $10::int[], $11::jsonb[], $12::jsonb[],
-                       $13::timestamptz[], $14::int[], $15::text[], $16::text[]) WITH ORDINALITY
+                       $13::timestamptz[], $14::int[], $15::text[], $16::text[], $17::jsonb[]) WITH ORDINALITY
     AS t(job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
-         idempotency_key_sealed, older_keys, run_after, priority, graph_version, trace_context, n)
+         idempotency_key_sealed, older_keys, run_after, priority, graph_version, trace_context, webhook, n)
 ), ins AS (
   INSERT INTO jobs (job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
-                    idempotency_key_sealed, run_after, priority, graph_version, trace_context, deliveries, delivery_id, enqueued_at)
+                    idempotency_key_sealed, run_after, priority, graph_version, trace_context, webhook, deliveries, delivery_id, enqueued_at)
   SELECT job_id, tenant, idempotency_key, request_hash, graph, thread_id, input, metadata, max_attempts, timeout_ms,
-         idempotency_key_sealed, run_after, priority, graph_version, trace_context, 1, job_id, now()
+         idempotency_key_sealed, run_after, priority, graph_version, trace_context, webhook, 1, job_id, now()
     FROM input
    WHERE older_keys IS NULL
       OR NOT EXISTS (SELECT 1 FROM jobs o

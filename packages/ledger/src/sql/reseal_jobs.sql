@@ -11,6 +11,7 @@ UPDATE jobs AS t
        resume_value = CASE WHEN u.new ? 'resume_value' AND t.resume_value = u.old->'resume_value' THEN u.new->'resume_value' ELSE t.resume_value END,
        metadata = CASE WHEN u.new ? 'metadata' AND t.metadata = u.old->'metadata' THEN u.new->'metadata' ELSE t.metadata END,
        idempotency_key_sealed = CASE WHEN u.new ? 'idempotency_key_sealed' AND t.idempotency_key_sealed = u.old->'idempotency_key_sealed' THEN u.new->'idempotency_key_sealed' ELSE t.idempotency_key_sealed END,
+       webhook = CASE WHEN u.new ? 'webhook' AND t.webhook = u.old->'webhook' THEN u.new->'webhook' ELSE t.webhook END,
        error = CASE WHEN u.new ? 'error' AND t.error = u.old->'error' THEN u.new->'error' ELSE t.error END
   FROM jsonb_to_recordset($1::jsonb) AS u(key jsonb, old jsonb, new jsonb)
  WHERE t.job_id = u.key->>0
