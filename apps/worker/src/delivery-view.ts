@@ -1,8 +1,8 @@
-import type { Ledger } from '@runledger/ledger';
+import type { ClaimResult } from '@runledger/ledger';
 import { type DeliveryData, settleWithin } from '@runledger/queue';
-import type { GraphDefinition, GraphRegistry } from '@runledger/runtime';
 import type { Job as BullJob } from 'bullmq';
 import type { DeliveryOutcome } from './execute';
+import type { RunObserver } from './run-observer';
 
 /** What a running delivery shows as its BullMQ progress (Bull Board's Progress tab). */
 export interface DeliveryProgress {
@@ -13,45 +13,40 @@ export interface DeliveryProgress {
   effects: { started: number; settled: number };
 }
 
-/** Ledger writes shown in a delivery's log, with the line each one becomes (null: none). */
-const TIMELINE: Record<string, (args: unknown[], result: unknown) => string | null> = {
-  claim: (_, r) => {
-    const c = r as { ok: boolean; reason?: string; job?: { attempt: number; fencingToken: number } };
-    return c.ok ? `claimed: attempt ${c.job?.attempt}, fencing token ${c.job?.fencingToken}` : `claim refused: ${c.reason}`;
-  },
-  claimLimited: (_, r) => {
-    const c = r as { ok: boolean; reason?: string; dueInMs?: number; job?: { attempt: number; fencingToken: number } };
-    if (c.ok) return `claimed: attempt ${c.job?.attempt}, fencing token ${c.job?.fencingToken}`;
-    return c.reason === 'rate_limited'
-      ? `held back by its graph's rate limit: waits in the queue, tries again in ${c.dueInMs} ms`
-      : `claim refused: ${c.reason}`;
-  },
-  waitForThread: (_, r) => (r ? `waiting_for_thread: blocked by ${r}` : null),
-  appendEvent: ([, , type, detail]) => `${type}${describe(detail)}`,
-  recordEffectIntent: ([, , key, name]) => `effect started: ${name} (${key})`,
-  settleEffect: ([, , key, outcome]) => `effect ${outcome && typeof outcome === 'object' && 'error' in outcome ? 'failed' : 'committed'}: ${key}`,
-  complete: () => 'completed',
-  fail: () => 'failed',
-  park: () => 'interrupted: waiting for a resume',
-  release: ([, , reason]) => `recovery_required: released (${reason ?? 'drained'})`,
-  retryLater: ([, , , delayMs]) => `recovery_required: retry in ${delayMs} ms`,
-  requireManual: ([, , reason]) => `manual_reconcile: ${reason}`,
-};
+/** The line a delivery's end adds to its log (null: none beyond what the run wrote). */
+function endLine(o: DeliveryOutcome): string | null {
+  switch (o.outcome) {
+    case 'completed':
+      return 'completed';
+    case 'failed':
+      return 'failed';
+    case 'interrupted':
+      return 'interrupted: waiting for a resume';
+    case 'released':
+      return `recovery_required: released (${o.reason ?? 'drained'})`;
+    case 'retry':
+      return `recovery_required: retry in ${o.retryInMs} ms`;
+    case 'manual_reconcile':
+      return `manual_reconcile: ${o.reason}`;
+    case 'lease_lost':
+      return 'lease lost: stopped without further writes; another delivery owns the job';
+    default:
+      return null;
+  }
+}
 
-function describe(detail: unknown): string {
-  if (!detail || typeof detail !== 'object') return '';
-  const d = detail as Record<string, unknown>;
-  const said = ['node', 'reason', 'decision'].filter((k) => typeof d[k] === 'string').map((k) => `${k} ${d[k]}`);
+function describe(detail: Record<string, unknown>): string {
+  const said = ['node', 'reason', 'decision'].filter((k) => typeof detail[k] === 'string').map((k) => `${k} ${detail[k]}`);
   return said.length > 0 ? `: ${said.join(', ')}` : '';
 }
 
 /**
- * One delivery's Bull Board view, fed by what the run writes to the ledger: its log gets the
- * timeline lines as they happen, its progress the stage, steps and effects. Writes are batched
+ * One delivery's Bull Board view, the observer of its run (RunObserver): its log gets the
+ * timeline lines as the run's ledger writes happen, its progress the stage, steps and effects. Writes are batched
  * (one `log` and one `updateProgress` per `batchMs`) and never throw: Redis trouble costs the
  * view a few lines, never the run.
  */
-export class DeliveryView {
+export class DeliveryView implements RunObserver {
   private pending: string[] = [];
   private progress: DeliveryProgress = { stage: 'claiming', steps: 0, effects: { started: 0, settled: 0 } };
   private progressChanged = false;
@@ -67,57 +62,42 @@ export class DeliveryView {
     private readonly batchMs = 250,
   ) {}
 
-  /** The ledger as this delivery's run sees it: every write also feeds the view. */
-  watchLedger(ledger: Ledger): Ledger {
-    return new Proxy(ledger, {
-      get: (target, prop) => {
-        const value = Reflect.get(target, prop);
-        if (typeof value !== 'function') return value;
-        const line = TIMELINE[prop as string];
-        return (...args: unknown[]) => {
-          const result = value.apply(target, args);
-          if (!line) return result;
-          return Promise.resolve(result).then((r) => {
-            this.record(prop as string, args, r, line(args, r));
-            return r;
-          });
-        };
-      },
-    });
-  }
-
-  /** The graphs as this delivery's run builds them: each saved checkpoint counts a step. */
-  watchGraphs(graphs: GraphRegistry): GraphRegistry {
-    const watched = new Map<string, GraphDefinition>();
-    for (const [name, def] of graphs)
-      watched.set(name, {
-        ...def,
-        build: (saver) => {
-          const put = saver.put.bind(saver);
-          saver.put = async (...args: Parameters<typeof put>) => {
-            const saved = await put(...args);
-            this.update({ steps: this.progress.steps + 1, stage: 'running' });
-            return saved;
-          };
-          return def.build(saver);
-        },
-      });
-    return watched;
-  }
-
-  private record(method: string, args: unknown[], result: unknown, line: string | null): void {
-    if (method === 'claim') {
-      const c = result as { ok: boolean; reason?: string; job?: { attempt: number } };
-      this.update(c.ok ? { stage: 'claimed', attempt: c.job?.attempt } : { stage: `refused: ${c.reason}` });
-      this.claimedAttempt = c.job?.attempt;
-    } else if (method === 'recordEffectIntent') {
-      this.update({ effects: { ...this.progress.effects, started: this.progress.effects.started + 1 } });
-    } else if (method === 'settleEffect') {
-      this.update({ effects: { ...this.progress.effects, settled: this.progress.effects.settled + 1 } });
-    } else if (method === 'appendEvent' && typeof args[2] === 'string') {
-      this.update({ stage: args[2] });
+  claimed(claim: ClaimResult, limited: boolean): void {
+    if (claim.ok) {
+      this.claimedAttempt = claim.job.attempt;
+      this.update({ stage: 'claimed', attempt: claim.job.attempt });
+      this.note(`claimed: attempt ${claim.job.attempt}, fencing token ${claim.job.fencingToken}`);
+      return;
     }
-    if (line) this.note(line);
+    this.update({ stage: `refused: ${claim.reason}` });
+    this.note(
+      limited && claim.reason === 'rate_limited'
+        ? `held back by its graph's rate limit: waits in the queue, tries again in ${claim.dueInMs} ms`
+        : `claim refused: ${claim.reason}`,
+    );
+  }
+
+  waitingForThread(blockedBy: string | null): void {
+    if (blockedBy) this.note(`waiting_for_thread: blocked by ${blockedBy}`);
+  }
+
+  event(type: string, detail: Record<string, unknown>): void {
+    this.update({ stage: type });
+    this.note(`${type}${describe(detail)}`);
+  }
+
+  effectStarted(effectKey: string, name: string): void {
+    this.update({ effects: { ...this.progress.effects, started: this.progress.effects.started + 1 } });
+    this.note(`effect started: ${name} (${effectKey})`);
+  }
+
+  effectSettled(effectKey: string, failed: boolean): void {
+    this.update({ effects: { ...this.progress.effects, settled: this.progress.effects.settled + 1 } });
+    this.note(`effect ${failed ? 'failed' : 'committed'}: ${effectKey}`);
+  }
+
+  checkpoint(): void {
+    this.update({ steps: this.progress.steps + 1, stage: 'running' });
   }
 
   /** Adds a timeline line (timestamped now) to the next batch. */
@@ -166,6 +146,8 @@ export class DeliveryView {
   async finish(outcome: DeliveryOutcome, timeoutMs = 1_000): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
+    const line = endLine(outcome);
+    if (line) this.note(line);
     this.update({ stage: outcome.outcome });
     await settleWithin(this.flush(), timeoutMs, () => undefined);
   }

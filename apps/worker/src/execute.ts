@@ -6,6 +6,7 @@ import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
 import { backoffMs, classify, describeError, deterministicFailure, errorLogFields, findCause, RunAbort } from './outcome';
 import { attemptsExhausted, type Decision, decide, pendingInterrupts } from './recovery';
+import { type RunObserver, runLedgerFor, UNOBSERVED } from './run-observer';
 import { runGraph } from './stream-run';
 
 export interface ExecuteDeps {
@@ -30,6 +31,8 @@ export interface ExecuteDeps {
   serves?: readonly string[];
   /** Test hook: SIGKILL this process at a named point (RUNLEDGER_TEST_CRASH_AT). */
   crashAt?: string;
+  /** Hears what the delivery's run does (its Bull Board view). Default none. */
+  observer?: RunObserver;
 }
 
 /** What happened to one delivery; for logs, metrics and the BullMQ return value. */
@@ -41,6 +44,10 @@ export type DeliveryOutcome =
       decision?: Decision['action'];
       /** The job ended while other jobs of its thread are unfinished: deliver the next one. */
       handOff?: boolean;
+      /** `manual_reconcile`: why a person is needed; `released`: why the job was handed back. */
+      reason?: string;
+      /** `retry`: when the next attempt is delivered. */
+      retryInMs?: number;
     };
 
 /** Added to a GraphRecursionError's message: LangGraph names the invoke option, an API client sets the config key. */
@@ -95,6 +102,7 @@ async function claimOrWait(
     const claim = limited
       ? await ledger.claimLimited(jobId, workerId, ledger.leaseTtlMs, options)
       : await ledger.claim(jobId, workerId, ledger.leaseTtlMs, options);
+    deps.observer?.claimed(claim, limited);
     if (claim.ok) return { ...claim, sentAt };
     if (claim.reason === 'not_served') return handBack(deps, jobId);
     // Not due yet, or held back by its graph's limit: the delivery waits in the queue (delayed), never failed.
@@ -102,6 +110,7 @@ async function claimOrWait(
       return { outcome: 'refused', reason: claim.reason, retryInMs: Math.max(50, claim.dueInMs ?? 0) };
     if (claim.reason !== 'thread_busy') return { outcome: 'refused', reason: claim.reason };
     const blockedBy = await ledger.waitForThread(jobId);
+    deps.observer?.waitingForThread(blockedBy);
     // Null: the holder ended between the two statements (claim again), or the job moved on.
     if (blockedBy !== null || round === CLAIM_ROUNDS) return { outcome: 'refused', reason: claim.reason, blockedBy: blockedBy ?? undefined };
   }
@@ -181,7 +190,9 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   }
   // A fresh thread (the claim found no checkpoint on it): LangGraph's first read is skipped.
   const emptyThread = claimed.threadEmpty ? threadOf(job).configurable.thread_id : undefined;
-  const saver = new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: deps.schema, emptyThread });
+  const { observer } = deps;
+  const onCheckpoint = observer ? () => observer.checkpoint() : undefined;
+  const saver = new FencedPostgresSaver(ledger, { jobId, fencingToken: token }, { schema: deps.schema, emptyThread, onCheckpoint });
   let graph: RunnableGraph;
   let state: StateSnapshot | undefined;
   try {
@@ -202,7 +213,8 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
     log('error', 'graph unavailable on this worker', { graph: job.graph, error: error.message });
     return await endAttempt(signal, () => failAttempt(deps, job, error, log));
   }
-  const ctx: RunContext = { jobId, threadId: job.threadId, fencingToken: token, attempt: job.attempt, ledger, signal };
+  const runLedger = runLedgerFor(ledger, observer ?? UNOBSERVED);
+  const ctx: RunContext = { jobId, threadId: job.threadId, fencingToken: token, attempt: job.attempt, ledger: runLedger, signal };
   // outputKeys: invoke returns the same channels getState reads as `values` (settle uses them).
   const outputKeys = stateKeys(graph);
   // The run's stored config, context and breakpoints, the same at every attempt (and resume).
@@ -253,18 +265,19 @@ async function applyDecision(
 ): Promise<{ input: unknown } | { done: DeliveryOutcome }> {
   const { ledger } = deps;
   const { jobId, fencingToken: token } = job;
+  const events = runLedgerFor(ledger, deps.observer ?? UNOBSERVED);
   switch (d.action) {
     case 'start':
-      if (!startRecorded) await ledger.appendEvent(jobId, token, 'started', {});
+      if (!startRecorded) await events.appendEvent(jobId, token, 'started', {});
       return { input: startInput(job) };
     case 'replay':
-      await ledger.appendEvent(jobId, token, 'replayed', { reason: d.reason });
+      await events.appendEvent(jobId, token, 'replayed', { reason: d.reason });
       return { input: startInput(job) };
     case 'resume':
-      await ledger.appendEvent(jobId, token, 'resumed', { reason: d.reason });
+      await events.appendEvent(jobId, token, 'resumed', { reason: d.reason });
       return { input: null };
     case 'resume_command':
-      await ledger.appendEvent(jobId, token, 'resumed', { reason: 'resume_request' });
+      await events.appendEvent(jobId, token, 'resumed', { reason: 'resume_request' });
       return { input: commandOf(d.command, d.resume) };
     case 'park':
       await ledger.park(jobId, token, d.interrupts);
@@ -276,7 +289,7 @@ async function applyDecision(
     }
     case 'manual':
       await ledger.requireManual(jobId, token, d.reason, { effects: d.effects });
-      return { done: { outcome: 'manual_reconcile', decision: d.action } };
+      return { done: { outcome: 'manual_reconcile', decision: d.action, reason: d.reason } };
     case 'fail': {
       const end = await ledger.fail(jobId, token, d.error);
       return { done: { outcome: 'failed', decision: d.action, handOff: end.otherJobsOnThread } };
@@ -338,14 +351,14 @@ async function handleFailure(
       case 'drained':
         await ledger.release(jobId, token, 'drained');
         await redeliver(deps, jobId);
-        return { outcome: 'released', decision: d.action };
+        return { outcome: 'released', decision: d.action, reason: 'drained' };
       case 'effect_in_doubt':
         await ledger.requireManual(jobId, token, 'effect_in_doubt', {
           effect: failure.error.effectName,
           effectKey: failure.error.effectKey,
           message: failure.error.message,
         });
-        return { outcome: 'manual_reconcile', decision: d.action };
+        return { outcome: 'manual_reconcile', decision: d.action, reason: 'effect_in_doubt' };
       case 'error': {
         if (unreachable(err)) {
           log('warn', 'PostgreSQL unreachable during the run; stopping without further writes', { error: failure.error.message });
@@ -386,7 +399,7 @@ async function failAttempt(
   await ledger.retryLater(jobId, token, error, delay);
   await redeliver(deps, jobId, delay);
   log('warn', `attempt failed; retrying in ${delay} ms`, errorLogFields(error));
-  return { outcome: 'retry', decision };
+  return { outcome: 'retry', decision, retryInMs: delay };
 }
 
 /**

@@ -138,9 +138,9 @@ export class RunledgerWorker {
   private async processDelivery(bullJob: BullJob<DeliveryData>, token?: string): Promise<DeliveryOutcome> {
     const { jobId } = bullJob.data;
     const startedAt = Date.now();
-    // Bull Board's view of this delivery follows what the run writes to the ledger.
+    // Bull Board's view of this delivery observes what the run writes to the ledger.
     const view = new DeliveryView(bullJob);
-    const deps = { ...this.deps, ledger: view.watchLedger(this.deps.ledger), graphs: view.watchGraphs(this.deps.graphs) };
+    const deps = { ...this.deps, observer: view };
     const run = () => executeDelivery(deps, jobId, bullJob.data.graph);
     const outcome = await (this.options.aroundDelivery ? this.options.aroundDelivery(jobId, run) : run());
     await view.finish(outcome);

@@ -37,6 +37,12 @@ export interface FencedSaverOptions {
   emptyThread?: string;
 }
 
+/** FencedPostgresSaver's options: the saver's, and who hears of each checkpoint it saved. */
+export interface FencedSaverRunOptions extends FencedSaverOptions {
+  /** Called after each checkpoint this saver wrote under its fence (the delivery's Bull Board steps). */
+  onCheckpoint?: () => void;
+}
+
 /** The checkpoint metadata key naming the job that wrote it (delete_run_checkpoints.sql reads it). */
 const JOB_TAG = 'runledger_job';
 
@@ -186,14 +192,16 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
 
   /** The thread known empty (FencedSaverOptions.emptyThread), until this saver's first write. */
   private emptyThread: string | undefined;
+  private readonly onCheckpoint: (() => void) | undefined;
 
   constructor(
-    ledger: Ledger,
+    ledger: Pick<Ledger, 'pool' | 'payloadCodec'>,
     private readonly fence: Fence,
-    options: FencedSaverOptions = {},
+    options: FencedSaverRunOptions = {},
   ) {
     super(ledger.pool, { ...options, codec: options.codec ?? ledger.payloadCodec });
     this.emptyThread = options.emptyThread;
+    this.onCheckpoint = options.onCheckpoint;
   }
 
   /** Tags each checkpoint with the job that wrote it (metadata JOB_TAG, unseen by readers), so a rollback finds them. */
@@ -204,7 +212,13 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     newVersions: Record<string, string | number>,
   ): Promise<RunnableConfig> {
     this.emptyThread = undefined;
-    return super.put(config, checkpoint, { ...metadata, [JOB_TAG]: this.fence.jobId } as CheckpointMetadata, newVersions);
+    const saved = super.put(config, checkpoint, { ...metadata, [JOB_TAG]: this.fence.jobId } as CheckpointMetadata, newVersions);
+    if (!this.onCheckpoint) return saved;
+    const heard = this.onCheckpoint;
+    return saved.then((c) => {
+      heard();
+      return c;
+    });
   }
 
   /** A put of this saver held its fence: the job is running under this token (or the lease is lost). */

@@ -1,6 +1,19 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { Ledger } from '@runledger/ledger';
 
+/**
+ * The ledger as a graph's nodes and tools reach it: their attempt's events and effects (every
+ * write fenced by the attempt's token), and the ledger's pool for a provider that keeps its rows in
+ * the same database (the demo bookings). Not the job's life: no claim, cancel, upgrade or rollback.
+ */
+export interface RunLedger {
+  appendEvent: Ledger['appendEvent'];
+  findEffect: Ledger['findEffect'];
+  recordEffectIntent: Ledger['recordEffectIntent'];
+  settleEffect: Ledger['settleEffect'];
+  readonly pool: Ledger['pool'];
+}
+
 /** What a node or tool knows about the attempt running it. Passed as `configurable.runledger`. */
 export interface RunContext {
   jobId: string;
@@ -8,7 +21,7 @@ export interface RunContext {
   fencingToken: number;
   /** 1 for the first attempt; drained hand-overs do not count. */
   attempt: number;
-  ledger: Ledger;
+  ledger: RunLedger;
   /** Aborted when the lease is lost, the job is cancelled, the time limit passes or the worker drains. */
   signal: AbortSignal;
 }

@@ -1,4 +1,4 @@
-export { abortableSleep, type RunContext, runContext, traceNode } from './context';
+export { abortableSleep, type RunContext, type RunLedger, runContext, traceNode } from './context';
 export { EffectInDoubtError, type EffectOptions, effect, effectIdempotencyKey, type Reconciliation, toolEffectKey } from './effect';
 export { type ToolEffectOptions, toolEffect } from './effect-tool';
 export { definitionFromExport, inputCheck, type Notice } from './graph-export';
