@@ -1,7 +1,7 @@
 import type { ClaimResult } from '@runledger/ledger';
 import { type DeliveryData, settleWithin } from '@runledger/queue';
 import type { Job as BullJob } from 'bullmq';
-import type { DeliveryOutcome } from './execute';
+import type { DeliveryOutcome } from './delivery-outcome';
 import type { RunObserver } from './run-observer';
 
 /** What a running delivery shows as its BullMQ progress (Bull Board's Progress tab). */

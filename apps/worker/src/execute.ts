@@ -3,6 +3,7 @@ import { type ClaimResult, FencedPostgresSaver, isConnectionError, type Job, typ
 import { bestEffort, type DeliveryData, deliver, handOffThread } from '@runledger/queue';
 import { breakpointsOf, commandOf, forkOf, type GraphRegistry, invokeOptionsOf, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
+import type { DeliveryOutcome } from './delivery-outcome';
 import type { LeaseKeeper } from './lease-keeper';
 import { backoffMs, classify, describeError, deterministicFailure, errorLogFields, findCause, RunAbort } from './outcome';
 import { attemptsExhausted, type Decision, decide, pendingInterrupts } from './recovery';
@@ -34,21 +35,6 @@ export interface ExecuteDeps {
   /** Hears what the delivery's run does (its Bull Board view). Default none. */
   observer?: RunObserver;
 }
-
-/** What happened to one delivery; for logs, metrics and the BullMQ return value. */
-export type DeliveryOutcome =
-  | { outcome: 'refused'; reason: string; retryInMs?: number; blockedBy?: string; waitsFor?: string }
-  | {
-      /** `database_unreachable`: PostgreSQL could not be reached, so the run stopped without a write; its lease expires and the reconciler recovers it, as after `lease_lost`. */
-      outcome: 'completed' | 'failed' | 'interrupted' | 'manual_reconcile' | 'retry' | 'released' | 'lease_lost' | 'database_unreachable';
-      decision?: Decision['action'];
-      /** The job ended while other jobs of its thread are unfinished: deliver the next one. */
-      handOff?: boolean;
-      /** `manual_reconcile`: why a person is needed; `released`: why the job was handed back. */
-      reason?: string;
-      /** `retry`: when the next attempt is delivered. */
-      retryInMs?: number;
-    };
 
 /** Added to a GraphRecursionError's message: LangGraph names the invoke option, an API client sets the config key. */
 const RECURSION_HINT = "Over the API: config.recursion_limit of the run or of its assistant (LangGraph's default is 25).";

@@ -1,6 +1,6 @@
 import type { JobEvent, Ledger, RetentionReport } from '@runledger/ledger';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { DeliveryOutcome } from './execute';
+import type { DeliveryOutcome } from './delivery-outcome';
 
 /** When a delivery waited and ran (ms since the epoch), as RunledgerWorker reports it. */
 export interface DeliveryTiming {

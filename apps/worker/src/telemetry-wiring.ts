@@ -2,7 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { CheckpointRetention, Ledger } from '@runledger/ledger';
 import type { GraphRegistry } from '@runledger/runtime';
 import type { Tracing } from '@runledger/telemetry';
-import type { DeliveryOutcome } from './execute';
+import type { DeliveryOutcome } from './delivery-outcome';
 import { withRunFields } from './log';
 import { type DeliveryTiming, WorkerMetrics } from './metrics';
 import { type MetricsServer, startMetricsServer } from './metrics-server';

@@ -2,7 +2,7 @@ import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Trac
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { type Ledger, readTraceContext } from '@runledger/ledger';
 import { withinSpan } from '@runledger/telemetry';
-import type { DeliveryOutcome } from './execute';
+import type { DeliveryOutcome } from './delivery-outcome';
 
 const propagator = new W3CTraceContextPropagator();
 

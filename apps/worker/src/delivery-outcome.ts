@@ -1,0 +1,16 @@
+import type { Decision } from './recovery';
+
+/** What happened to one delivery; for logs, metrics and the BullMQ return value. */
+export type DeliveryOutcome =
+  | { outcome: 'refused'; reason: string; retryInMs?: number; blockedBy?: string; waitsFor?: string }
+  | {
+      /** `database_unreachable`: PostgreSQL could not be reached, so the run stopped without a write; its lease expires and the reconciler recovers it, as after `lease_lost`. */
+      outcome: 'completed' | 'failed' | 'interrupted' | 'manual_reconcile' | 'retry' | 'released' | 'lease_lost' | 'database_unreachable';
+      decision?: Decision['action'];
+      /** The job ended while other jobs of its thread are unfinished: deliver the next one. */
+      handOff?: boolean;
+      /** `manual_reconcile`: why a person is needed; `released`: why the job was handed back. */
+      reason?: string;
+      /** `retry`: when the next attempt is delivered. */
+      retryInMs?: number;
+    };
