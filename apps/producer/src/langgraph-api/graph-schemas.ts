@@ -19,6 +19,9 @@ export interface DescribedGraph {
     _inputRuntimeDefinition?: unknown;
     _outputRuntimeDefinition?: unknown;
     _configRuntimeSchema?: unknown;
+    /** A StateGraph's input channels (its state's when it declares no input), by name. */
+    _inputDefinition?: unknown;
+    channels?: unknown;
   };
   inputChannels?: unknown;
   outputChannels?: unknown;
@@ -68,6 +71,16 @@ function fromZodRegistry(g: DescribedGraph): GraphSchemas | undefined {
  * A JSON schema of an object with a graph's channels as its properties (any type each): what a
  * compiled graph tells of its shape without a typed state schema; null when it names none.
  */
+/**
+ * The names a graph's input may carry: a StateGraph's input channel is `__start__` (LangGraph
+ * writes the input there and passes it on), so its input definition's (or state's) channels are read.
+ */
+function inputNames(g: DescribedGraph): unknown {
+  if (g.inputChannels !== '__start__') return g.inputChannels;
+  const fields = g.builder?._inputDefinition ?? g.builder?.channels;
+  return typeof fields === 'object' && fields !== null ? Object.keys(fields) : g.inputChannels;
+}
+
 function channelSchema(channels: unknown): JsonSchema | null {
   const names = typeof channels === 'string' ? [channels] : Array.isArray(channels) ? channels.filter((c) => typeof c === 'string') : [];
   if (names.length === 0) return null;
@@ -97,7 +110,7 @@ export function graphSchemas(g: DescribedGraph): GraphSchemas {
   const state = found?.state ?? zodSchema(b._schemaRuntimeDefinition) ?? channelSchema(g.streamChannelsAsIs);
   return {
     state,
-    input: found?.input ?? zodSchema(b._inputRuntimeDefinition) ?? channelSchema(g.inputChannels),
+    input: found?.input ?? zodSchema(b._inputRuntimeDefinition) ?? channelSchema(inputNames(g)),
     output: found?.output ?? zodSchema(b._outputRuntimeDefinition) ?? channelSchema(g.outputChannels),
     config: found?.config ?? zodSchema(b._configRuntimeSchema),
   };

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { admissionTenant } from '../security';
 import { assistantIdOf } from './assistants';
 import type { LangGraphDeps } from './context';
+import { type DescribedGraph, graphSchemas } from './graph-schemas';
 import { createRun } from './run-admission';
 import { finalValues } from './run-views';
 import type { RunCreate } from './schemas';
@@ -17,12 +18,18 @@ const doc = { tags: ['langgraph'] };
 /** How long a tool call waits for its run before it answers with the run id to join instead. */
 const CALL_WAIT_MS = 10 * 60_000;
 
-/** A tool's input schema: the graph's input fields as an object of any-typed properties (MCP needs an object schema). */
-function inputSchema(g: GraphDefinition): { type: 'object'; properties: Record<string, object> } {
-  const compiled = g.build(new MemorySaver()) as { builder?: { _inputDefinition?: unknown; channels?: unknown } };
-  const fields = compiled.builder?._inputDefinition ?? compiled.builder?.channels;
-  const names = typeof fields === 'object' && fields !== null ? Object.keys(fields) : [];
-  return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, {}])) };
+/** Each graph's tool input schema, built once: a listing would otherwise compile every graph again. */
+const inputSchemas = new WeakMap<GraphDefinition, Record<string, unknown>>();
+
+/** A tool's input schema: the graph's input schema as its schemas answer gives it, always an object schema (as MCP needs). */
+function inputSchema(g: GraphDefinition): Record<string, unknown> & { type: 'object' } {
+  let schema = inputSchemas.get(g);
+  if (!schema) {
+    const input = graphSchemas(g.build(new MemorySaver()) as DescribedGraph).input;
+    schema = input?.type === 'object' ? input : { type: 'object', properties: {} };
+    inputSchemas.set(g, schema);
+  }
+  return schema as Record<string, unknown> & { type: 'object' };
 }
 
 /** MCP tool names: letters, digits, `_` and `-`, at most 64. */
