@@ -3,14 +3,14 @@
 // its saver and graph (the worker builds them per attempt) and invokes on a fresh thread; the
 // fenced runs each hold a claimed job's lease (claimed beforehand, not timed). Mean time per run
 // at concurrency 1 and 16, repeats alternating, with the CPU per run on each side of the wire.
-// Target: ≤ 1.10× the unfenced saver. A third saver, OneStatementPostgresSaver (the fenced saver's
+// Target: ≤ 1.10× the unfenced saver. A third saver, ThreadSaver (the fenced saver's
 // own one-statement writes without the fence), splits that ratio in two: the gain of writing a
 // put or putWrites in one round trip, and what the fence itself costs on top of it.
 import { randomUUID } from 'node:crypto';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import { OneStatementPostgresSaver } from '../packages/ledger/src/fenced-saver';
 import { FencedPostgresSaver, Ledger } from '../packages/ledger/src/index';
+import { ThreadSaver } from '../packages/ledger/src/thread-saver';
 import { builtInGraphs } from '../packages/runtime/src/index';
 import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, holdAgainst, size, summarize } from './figures';
@@ -58,7 +58,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
           return { threadId, jobId: threadId, token: 1, saver };
         });
     const unfenced = unfencedWith(() => new PostgresSaver(db.pool, undefined, { schema: db.schema }));
-    const oneStatement = unfencedWith(() => new OneStatementPostgresSaver(db.pool, { schema: db.schema }));
+    const oneStatement = unfencedWith(() => new ThreadSaver(db.pool, { schema: db.schema }));
     const fenced = async (count: number): Promise<Run[]> => {
       const admitted = await Promise.all(Array.from({ length: count }, () => ledger.admit({ graph: 'echo', input: { steps: 2 } })));
       const runs: Run[] = [];
@@ -92,7 +92,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       }
       const note = `${count} runs per repeat; saver and graph built per run`;
       const baseline = summarize(`unfenced PostgresSaver, c=${concurrency}`, 'ms/run', plain, note);
-      const oneStmt = holdAgainst(summarize(`unfenced OneStatementPostgresSaver, c=${concurrency}`, 'ms/run', batched, note), baseline);
+      const oneStmt = holdAgainst(summarize(`unfenced ThreadSaver, c=${concurrency}`, 'ms/run', batched, note), baseline);
       const fencedFig = summarize(`FencedPostgresSaver, c=${concurrency}`, 'ms/run', fencedMs, note);
       // The fence's own cost: the same one-statement writes with and without it.
       const fenceCost = holdAgainst({ ...fencedFig, name: `FencedPostgresSaver, c=${concurrency} (fence cost)` }, oneStmt);
@@ -100,7 +100,7 @@ export async function run(opts: BenchOptions): Promise<Figure[]> {
       for (const side of ['client', 'server'] as const) {
         const what = side === 'client' ? 'CPU per run in this process' : 'PostgreSQL server CPU per run';
         const base = summarize(`unfenced PostgresSaver, c=${concurrency}: ${what}`, 'ms', cpu.plain[side]);
-        const one = holdAgainst(summarize(`unfenced OneStatementPostgresSaver, c=${concurrency}: ${what}`, 'ms', cpu.batched[side]), base);
+        const one = holdAgainst(summarize(`unfenced ThreadSaver, c=${concurrency}: ${what}`, 'ms', cpu.batched[side]), base);
         const fen = summarize(`FencedPostgresSaver, c=${concurrency}: ${what}`, 'ms', cpu.fenced[side]);
         figures.push(base, one, holdAgainst(fen, base), holdAgainst({ ...fen, name: `FencedPostgresSaver, c=${concurrency}: ${what} (fence cost)` }, one));
       }

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { ThreadBusyError } from './errors';
-import type { OneStatementPostgresSaver } from './fenced-saver';
 import { json, LedgerCore } from './ledger-core';
 import type { JobStatus } from './states';
+import type { ThreadSaver } from './thread-saver';
 
 /** A thread of the LangGraph Server API with its latest job, if any. */
 export interface LangGraphThread {
@@ -96,7 +96,7 @@ export class LangGraphThreads extends LedgerCore {
    * stay: its resume then starts from the written state). Bumps the thread's `updated_at`.
    * `schema` is the checkpoint tables' (DB_SCHEMA).
    */
-  async writeState<T>(threadId: string, tenant: string, schema: string, write: (saver: OneStatementPostgresSaver) => Promise<T>): Promise<T> {
+  async writeState<T>(threadId: string, tenant: string, schema: string, write: (saver: ThreadSaver) => Promise<T>): Promise<T> {
     return this.inTransaction(async (client) => {
       await this.q('lock_thread', [tenant, threadId], client);
       const open = (await this.q('hold_thread_jobs', [tenant, threadId], client)).rows as Array<{ job_id: string; status: JobStatus }>;
@@ -106,8 +106,8 @@ export class LangGraphThreads extends LedgerCore {
       // commits on top of, the checkpoint this transaction holds still.
       // Loaded here, not at the top: the saver brings LangChain, which `@runledger/ledger/core`
       // (the CLI's entry) must not load at start-up.
-      const { OneStatementPostgresSaver } = await import('./fenced-saver');
-      const saver = new OneStatementPostgresSaver(client as unknown as pg.Pool, { schema, codec: this.crypto });
+      const { ThreadSaver } = await import('./thread-saver');
+      const saver = new ThreadSaver(client as unknown as pg.Pool, { schema, codec: this.crypto });
       const out = await write(saver);
       await this.q('update_thread_metadata', [threadId, tenant, json({})], client);
       return out;

@@ -121,7 +121,7 @@ export type ClaimResult =
       started: boolean;
       /** False when the job certainly has no pending effect (`pendingEffects` can be skipped). */
       mayHavePendingEffects: boolean;
-      /** The job's LangGraph thread had no checkpoint at the claim: a fresh thread (FencedSaverOptions.emptyThread). */
+      /** The job's LangGraph thread had no checkpoint at the claim: a fresh thread (SaverOptions.emptyThread). */
       threadEmpty: boolean;
     }
   | { ok: false; reason: ClaimRefusal; status?: JobStatus; blockedBy?: string; dueInMs?: number };

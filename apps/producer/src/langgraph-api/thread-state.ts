@@ -1,5 +1,5 @@
 import type { StateSnapshot } from '@langchain/langgraph';
-import { type LangGraphThread, type Ledger, langGraphThreadId, OneStatementPostgresSaver } from '@runledger/ledger';
+import { type LangGraphThread, type Ledger, langGraphThreadId, ThreadSaver } from '@runledger/ledger';
 import type { GraphDefinition, RunnableGraph } from '@runledger/runtime';
 
 type HistoryGraph = RunnableGraph & {
@@ -84,11 +84,11 @@ export function interruptsOf(s: StateSnapshot): { byTask: Record<string, unknown
  * only) that opens values sealed with the ledger's codec; one compiled graph per name.
  */
 export class ThreadStateReader {
-  private readonly saver: OneStatementPostgresSaver;
+  private readonly saver: ThreadSaver;
   private readonly compiled = new Map<string, HistoryGraph>();
 
   constructor(ledger: Ledger, schema: string) {
-    this.saver = new OneStatementPostgresSaver(ledger.pool, { schema, codec: ledger.payloadCodec });
+    this.saver = new ThreadSaver(ledger.pool, { schema, codec: ledger.payloadCodec });
   }
 
   private graph(def: GraphDefinition): HistoryGraph {

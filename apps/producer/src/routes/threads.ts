@@ -1,4 +1,4 @@
-import { langGraphThreadId, OneStatementPostgresSaver } from '@runledger/ledger';
+import { langGraphThreadId, ThreadSaver } from '@runledger/ledger';
 import type { RunnableGraph } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
@@ -12,7 +12,7 @@ export async function threadRoutes(app: FastifyInstance, deps: RouteDeps): Promi
   const { ledger, graphs, schema } = deps;
   // Read-only: an unfenced saver on the ledger's pool (search_path: the schema) that opens values
   // sealed with the ledger's codec.
-  const saver = new OneStatementPostgresSaver(ledger.pool, { schema, codec: ledger.payloadCodec });
+  const saver = new ThreadSaver(ledger.pool, { schema, codec: ledger.payloadCodec });
   const compiled = new Map<string, RunnableGraph>();
 
   app.get(

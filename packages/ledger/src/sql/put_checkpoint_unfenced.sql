@@ -1,7 +1,8 @@
 -- put_checkpoint_unfenced.sql
 -- put_checkpoint.sql without the fence: one checkpoint (channel blobs and checkpoint row) as one
--- statement. Only for OneStatementPostgresSaver, the unfenced baseline of bench/saver.ts that
--- tells the gain of one round trip from the fence's own cost; workers always use the fenced one.
+-- statement. ThreadSaver's write: a thread's checkpoints written outside any run (state updates,
+-- thread copies), where no job holds the thread; a run's checkpoints always go through the fenced
+-- put_checkpoint.sql. bench/saver.ts also times it beside the fenced one (the fence's own cost).
 -- Params: $1 thread_id, $2 checkpoint_ns, $3 checkpoint_id, $4 parent_checkpoint_id (null for
 --   none), $5 checkpoint (jsonb), $6 metadata (jsonb), $7 channels text[], $8 versions text[],
 --   $9 types text[], $10 blobs bytea[] (null for 'empty')

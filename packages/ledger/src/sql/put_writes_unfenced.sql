@@ -1,7 +1,7 @@
 -- put_writes_unfenced.sql
 -- put_writes.sql without the fence: one task's pending writes as one statement, an existing
--- (checkpoint, task, idx) row kept, or replaced with `replace`. Only for OneStatementPostgresSaver, the unfenced baseline
--- of bench/saver.ts; workers always use the fenced statement.
+-- (checkpoint, task, idx) row kept, or replaced with `replace`. ThreadSaver's write, outside any run
+-- (state updates); a run's writes always go through the fenced put_writes.sql.
 -- Params: $1 thread_id, $2 checkpoint_ns, $3 checkpoint_id, $4 task_id, $5 idx int[],
 --   $6 channels text[], $7 types text[], $8 blobs bytea[], $9 replace (boolean)
 -- Returns: one row: `held`, always true (no fence).
