@@ -14,12 +14,14 @@ export const FAULT_KINDS = [
   'worker_sigterm',
   'redis_flushall',
   'redis_restart',
+  // maxmemory below Redis's use for a few seconds (chaos/infra.ts, outOfMemory).
+  'redis_oom',
   'postgres_restart',
   'producer_crash_after_commit',
   ...NET_FAULT_KINDS,
   // A rolling deploy of a new graph version (chaos/faults-deploy.ts).
   'deploy',
-  // Redis Cluster runs only (`--cluster`), in place of redis_flushall, redis_restart and redis_partition.
+  // Redis Cluster runs only (`--cluster`), in place of redis_flushall, redis_restart, redis_oom and redis_partition.
   'redis_master_kill',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -96,7 +98,7 @@ export class FaultInjector {
     this.record(kind, target, detail);
   }
 
-  private async infraFault(kind: 'redis_flushall' | 'redis_restart' | 'postgres_restart' | 'redis_master_kill'): Promise<void> {
+  private async infraFault(kind: 'redis_flushall' | 'redis_restart' | 'redis_oom' | 'postgres_restart' | 'redis_master_kill'): Promise<void> {
     const { redis } = this.stack;
     if (kind === 'postgres_restart') {
       await this.stack.pg.restart(this.rng.int(0, 1_000));
@@ -111,6 +113,7 @@ export class FaultInjector {
     if (redis instanceof ChaosRedisCluster) throw new Error(`${kind} needs a single Redis (not --cluster)`);
     if (kind === 'redis_flushall') await redis.flushAll();
     if (kind === 'redis_restart') await redis.restart(this.rng.int(0, 500));
+    if (kind === 'redis_oom') return this.record(kind, `Redis ${redis.policy}`, await redis.outOfMemory(this.rng.int(2_000, 6_000)));
     this.record(kind);
   }
 

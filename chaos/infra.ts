@@ -77,13 +77,29 @@ export class ChaosPostgres {
   }
 }
 
+/** Redis's `maxmemory-policy` values (`--redis-policy`). */
+export const REDIS_POLICIES = [
+  'noeviction',
+  'allkeys-lru',
+  'allkeys-lfu',
+  'allkeys-random',
+  'volatile-lru',
+  'volatile-lfu',
+  'volatile-random',
+  'volatile-ttl',
+] as const;
+export type RedisPolicy = (typeof REDIS_POLICIES)[number];
+
 /** A redis-server with no persistence: a restart loses every key, like FLUSHALL. */
 export class ChaosRedis {
   private child: ChildProcess | undefined;
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    readonly policy: RedisPolicy,
+  ) {}
 
-  static async start(): Promise<ChaosRedis> {
-    const redis = new ChaosRedis(await freePort());
+  static async start(policy: RedisPolicy = 'noeviction'): Promise<ChaosRedis> {
+    const redis = new ChaosRedis(await freePort(), policy);
     await redis.up();
     return redis;
   }
@@ -93,7 +109,7 @@ export class ChaosRedis {
   }
 
   private async up(): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'];
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', this.policy];
     const child = spawn('redis-server', args, { stdio: 'ignore' });
     this.child = child;
     const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`redis-server exited with ${code} on start`))));
@@ -105,16 +121,38 @@ export class ChaosRedis {
     throw new Error(`redis-server did not open port ${this.port}`);
   }
 
-  /** Deletes every key (the queue's waiting, active and delayed deliveries). */
-  async flushAll(): Promise<void> {
+  /** Runs `fn` on a short-lived connection of the harness's own. */
+  private async admin<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
     const client = new Redis(this.url, { maxRetriesPerRequest: 1, lazyConnect: true });
     client.on('error', () => {});
     try {
       await client.connect();
-      await client.flushall();
+      return await fn(client);
     } finally {
       client.disconnect();
     }
+  }
+
+  /** Deletes every key (the queue's waiting, active and delayed deliveries). */
+  async flushAll(): Promise<void> {
+    await this.admin((c) => c.flushall());
+  }
+
+  /**
+   * Out of memory for `ms`: `maxmemory` set to 90 % of what Redis uses now, then lifted (0, no
+   * limit). Under `noeviction` every write (each `add`, each move of a delivery) fails with OOM;
+   * under an evicting policy Redis drops keys, deliveries among them, until it fits. Returns the detail.
+   */
+  async outOfMemory(ms: number): Promise<string> {
+    const used = await this.admin(async (c) => Number(/used_memory:(\d+)/.exec(await c.info('memory'))?.[1] ?? 0));
+    const limit = Math.max(1, Math.floor(used * 0.9));
+    await this.admin((c) => c.config('SET', 'maxmemory', String(limit)));
+    try {
+      await sleep(ms);
+    } finally {
+      await this.admin((c) => c.config('SET', 'maxmemory', '0'));
+    }
+    return `maxmemory ${limit} B (used ${used} B), ${this.policy}, for ${ms} ms`;
   }
 
   /** Kills the server (no persistence, so every key is gone) and starts an empty one on the same port. */

@@ -7,10 +7,12 @@
 //   npm run chaos -- --matrix        the crash-window lab table A–M of ARCHITECTURE.md, Failure → behaviour
 //   npm run chaos -- --matrix --windows E,F   only those windows
 //   --out DIR                        where <seed>.json goes (default chaos/results)
+//   --redis-policy allkeys-lru       the Redis's maxmemory-policy (default noeviction); an evicting one drops deliveries under redis_oom
 //   --stop-at HH:MM                  (UTC) end the schedule then, or on SIGUSR2: settle, audit, write a result marked partial
 // Exits 1 when any invariant is violated (or any window's verdict fails), 2 on bad arguments.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { REDIS_POLICIES } from './infra';
 import { runMatrix } from './matrix';
 import { renderProgress } from './progress';
 import { table, writeResult } from './report';
@@ -25,6 +27,7 @@ function parse() {
       matrix: { type: 'boolean', default: false },
       cluster: { type: 'boolean', default: false },
       windows: { type: 'string' },
+      'redis-policy': { type: 'string', default: 'noeviction' },
       'stop-at': { type: 'string' },
       out: { type: 'string', default: path.join(import.meta.dirname, 'results') },
     },
@@ -32,8 +35,11 @@ function parse() {
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer, got ${values.seed}`);
   if (values.short && values.long) throw new Error('--short and --long exclude each other');
+  const policy = REDIS_POLICIES.find((p) => p === values['redis-policy']);
+  if (!policy) throw new Error(`--redis-policy takes one of ${REDIS_POLICIES.join(', ')}, got ${values['redis-policy']}`);
+  if (values.cluster && policy !== 'noeviction') throw new Error('--redis-policy applies to the single Redis, not to --cluster');
   if (values['stop-at'] !== undefined && !/^\d{2}:\d{2}$/.test(values['stop-at'])) throw new Error(`--stop-at takes HH:MM (UTC), got ${values['stop-at']}`);
-  return { ...values, seed };
+  return { ...values, seed, policy };
 }
 
 async function main(): Promise<number> {
@@ -61,7 +67,7 @@ async function main(): Promise<number> {
     const at = new Date(`${new Date().toISOString().slice(0, 10)}T${args['stop-at']}:00Z`).getTime();
     setTimeout(() => (stop.reason ??= `--stop-at ${args['stop-at']} UTC`), Math.max(0, at - Date.now())).unref();
   }
-  const result = await runSoak(args.seed, args.cluster ? onCluster(mode) : mode, cleanup, stop);
+  const result = await runSoak(args.seed, args.cluster ? onCluster(mode) : { ...mode, redisPolicy: args.policy }, cleanup, stop);
   console.log(`\n${table(result)}`);
   const file = writeResult(args.out, result);
   const chart = file.replace(/\.json$/, '.svg');

@@ -5,7 +5,7 @@ import { auditRun } from './audit';
 import { ApprovalResumer, Submissions } from './clients';
 import { ChaosRedisCluster, clusterPorts } from './cluster';
 import { buildSchedule, FAULT_KINDS, FaultInjector, type FaultKind } from './faults';
-import { ChaosPostgres, ChaosRedis, scratchDir } from './infra';
+import { ChaosPostgres, ChaosRedis, type RedisPolicy, scratchDir } from './infra';
 import { Rng } from './prng';
 import { ProgressSampler } from './progress';
 import { type RunResult, violationsOf } from './report';
@@ -18,6 +18,8 @@ export interface SoakConfig {
   mode: 'short' | 'default' | 'long';
   /** Redis Cluster (three masters, a replica each) instead of one redis-server; master kills replace the Redis faults. */
   cluster?: boolean;
+  /** The single Redis's `maxmemory-policy` (`--redis-policy`; default noeviction, as a deployment should run it). */
+  redisPolicy?: RedisPolicy;
   jobs: number;
   faults: Record<FaultKind, number>;
   /** Time over which jobs are submitted and faults injected. */
@@ -40,7 +42,7 @@ export const MODES: Record<SoakConfig['mode'], SoakConfig> = {
     mode: 'short',
     workers: 4,
     jobs: 100,
-    faults: { ...each(12), postgres_restart: 4, producer_crash_after_commit: 4, pg_partition: 4, redis_partition: 4, link_latency: 3, deploy: 1 },
+    faults: { ...each(12), redis_oom: 4, postgres_restart: 4, producer_crash_after_commit: 4, pg_partition: 4, redis_partition: 4, link_latency: 3, deploy: 1 },
     windowMs: 110_000,
     settleTimeoutMs: 60_000,
   },
@@ -53,7 +55,11 @@ export const MODES: Record<SoakConfig['mode'], SoakConfig> = {
 /** `config` on a Redis Cluster: its masters are killed as often as Redis restarted, and nothing else hits Redis. */
 export function onCluster(config: SoakConfig): SoakConfig {
   const f = config.faults;
-  return { ...config, cluster: true, faults: { ...f, redis_master_kill: f.redis_restart, redis_flushall: 0, redis_restart: 0, redis_partition: 0 } };
+  return {
+    ...config,
+    cluster: true,
+    faults: { ...f, redis_master_kill: f.redis_restart, redis_flushall: 0, redis_restart: 0, redis_oom: 0, redis_partition: 0 },
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -78,7 +84,7 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
   const pg = await ChaosPostgres.start(dir);
   cleanup.push(() => pg.killNow());
   // Ports 7151–7156 when free; otherwise any.
-  const redis = config.cluster ? await ChaosRedisCluster.start(dir, await clusterPorts()) : await ChaosRedis.start();
+  const redis = config.cluster ? await ChaosRedisCluster.start(dir, await clusterPorts()) : await ChaosRedis.start(config.redisPolicy);
   cleanup.push(() => redis.killNow());
   const stack = await Stack.create(pg, redis, { schema: 'chaos', ...config, logDir: path.join(dir, 'logs') });
   cleanup.push(() => stack.killNow());

@@ -1,4 +1,4 @@
-import { isCapacityError, isConnectionError, LedgerError, type LedgerErrorCode } from '@runledger/ledger';
+import { isCapacityError, isConnectionError, isDiskFullError, LedgerError, type LedgerErrorCode } from '@runledger/ledger';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { drainRefusedBody } from './oversized-body';
 
@@ -53,9 +53,18 @@ const MESSAGES: Record<string, string> = {
 /** The one mapping from any thrown error to a status and a body; never a stack trace. */
 export function toHttpError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  // Up but full (max_connections, out of memory or disk): nothing was written, and a retry may pass.
-  if (isCapacityError(err) || isCapacityError((err as { cause?: unknown } | null)?.cause)) {
-    return new ApiError(503, 'database_busy', 'PostgreSQL is at capacity (max_connections, memory or disk); nothing was changed. Retry later.');
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  // The disk is full (53100): the statement's transaction rolled back, and every write fails until an operator frees space.
+  if (isDiskFullError(err) || isDiskFullError(cause)) {
+    return new ApiError(
+      503,
+      'database_disk_full',
+      "PostgreSQL's disk is full (SQLSTATE 53100); nothing was changed. Retry once space is freed on the database volume.",
+    );
+  }
+  // Up but full (max_connections, out of memory): nothing was written, and a retry may pass.
+  if (isCapacityError(err) || isCapacityError(cause)) {
+    return new ApiError(503, 'database_busy', 'PostgreSQL is at capacity (max_connections or memory); nothing was changed. Retry later.');
   }
   // The driver's message names the database host; the log has it, the client gets the gist.
   if ((err instanceof LedgerError && err.code === 'DATABASE_UNAVAILABLE') || isConnectionError(err)) {

@@ -162,6 +162,7 @@ const SUMMARIES: Record<Exclude<DeliveryOutcome['outcome'], 'refused'>, string> 
   released: 'ran: the worker stopped and handed the job back; a later delivery resumes it',
   lease_lost: 'ran: the lease was lost; another delivery owns the job',
   database_unreachable: 'stopped: PostgreSQL was unreachable, nothing more was written; the reconciler recovers the job when its lease expires',
+  database_disk_full: "stopped: PostgreSQL's disk was full, nothing more was written; the reconciler recovers the job once space is freed",
 };
 
 /** The delivery's BullMQ return value: its outcome with one sentence saying what it means. */

@@ -1,11 +1,11 @@
 import { INTERRUPT, RunControl, type StateSnapshot } from '@langchain/langgraph';
-import { type ClaimResult, FencedPostgresSaver, isConnectionError, type Job, type Ledger, LedgerStore, langGraphThreadId } from '@runledger/ledger';
+import { type ClaimResult, FencedPostgresSaver, type Job, type Ledger, LedgerStore, langGraphThreadId } from '@runledger/ledger';
 import { bestEffort, type DeliveryData, deliver, handOffThread } from '@runledger/queue';
 import { breakpointsOf, commandOf, forkOf, type GraphRegistry, invokeOptionsOf, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { DeliveryOutcome } from './delivery-outcome';
 import type { LeaseKeeper } from './lease-keeper';
-import { backoffMs, classify, describeError, deterministicFailure, errorLogFields, findCause, RunAbort } from './outcome';
+import { backoffMs, classify, databaseStop, describeError, deterministicFailure, errorLogFields, RunAbort, STOP_WORDS } from './outcome';
 import { attemptsExhausted, type Decision, decide, pendingInterrupts } from './recovery';
 import { type RunObserver, runLedgerFor, UNOBSERVED } from './run-observer';
 import { runGraph } from './stream-run';
@@ -185,12 +185,13 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
     graph = def.build(saver);
     state = job.firstCheckpointAt ? await graph.getState(threadOf(job)) : undefined;
   } catch (err) {
-    if (unreachable(err)) {
-      // PostgreSQL is out of reach (the state read goes through it): not the graph's fault, and no
-      // write can land, the attempt's end included. Stop; the lease expires and the reconciler
-      // recovers the job, as after any lost lease.
-      log('warn', 'PostgreSQL unreachable while reading the thread; stopping without further writes', { error: describeError(err).message });
-      return { outcome: 'database_unreachable' };
+    const stop = databaseStop(err);
+    if (stop) {
+      // PostgreSQL is out of reach or out of disk (the state read goes through it): not the graph's
+      // fault, and no write can land, the attempt's end included. Stop; the lease expires and the
+      // reconciler recovers the job, as after any lost lease.
+      log('warn', `${STOP_WORDS[stop]} while reading the thread; stopping without further writes`, { error: describeError(err).message });
+      return { outcome: stop };
     }
     // The graph cannot be built or read on this worker (a throwing build, a module that fails to
     // load): the attempt ends in the ledger like a failed run, so the job is retried and then
@@ -346,9 +347,10 @@ async function handleFailure(
         });
         return { outcome: 'manual_reconcile', decision: d.action, reason: 'effect_in_doubt' };
       case 'error': {
-        if (unreachable(err)) {
-          log('warn', 'PostgreSQL unreachable during the run; stopping without further writes', { error: failure.error.message });
-          return { outcome: 'database_unreachable', decision: d.action };
+        const stop = databaseStop(err);
+        if (stop) {
+          log('warn', `${STOP_WORDS[stop]} during the run; stopping without further writes`, { error: failure.error.message });
+          return { outcome: stop, decision: d.action };
         }
         const node = await failedNode(graph, job);
         const error: Record<string, unknown> = { ...failure.error, node, attempt: job.attempt };
@@ -386,15 +388,6 @@ async function failAttempt(
   await redeliver(deps, jobId, delay);
   log('warn', `attempt failed; retrying in ${delay} ms`, errorLogFields(error));
   return { outcome: 'retry', decision, retryInMs: delay };
-}
-
-/**
- * True when the error (or one it wraps) says PostgreSQL could not be reached. Then no write of the
- * attempt can land, its end included: the run stops, its lease expires and the reconciler
- * recovers the job, as after a lost lease; a database outage is not counted as the graph failing.
- */
-function unreachable(err: unknown): boolean {
-  return findCause(err, isConnectionError) !== undefined;
 }
 
 /** Runs an attempt's ending write; a lost lease means another claim owns the job now. */

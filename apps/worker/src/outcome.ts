@@ -1,6 +1,6 @@
 import { getRetryable } from '@langchain/core/errors';
 import { isGraphDrained } from '@langchain/langgraph';
-import { LeaseLostError } from '@runledger/ledger';
+import { isConnectionError, isDiskFullError, LeaseLostError } from '@runledger/ledger';
 
 /** Why a run was aborted: the abort reasons a worker sets on a run's signal. */
 export class RunAbort extends Error {
@@ -81,4 +81,25 @@ export function errorLogFields(error: Record<string, unknown>): Record<string, u
 /** Retry delay after a failed attempt: exponential from 500 ms, capped at 30 s. */
 export function backoffMs(attempt: number): number {
   return Math.min(30_000, 500 * 2 ** Math.max(0, attempt - 1));
+}
+
+/** Why a run stopped on PostgreSQL's side rather than its own. */
+export type DatabaseStop = 'database_unreachable' | 'database_disk_full';
+
+export const STOP_WORDS: Record<DatabaseStop, string> = {
+  database_unreachable: 'PostgreSQL unreachable',
+  database_disk_full: "PostgreSQL's disk is full (53100)",
+};
+
+/**
+ * Whether the error (or one it wraps) says PostgreSQL could not be reached, or that its disk is
+ * full. Then no write of the attempt can land, its end included (each statement either commits
+ * whole or not at all, so no checkpoint is half-written): the run stops, its lease expires and
+ * the reconciler recovers the job once PostgreSQL takes writes again, as after a lost lease. An
+ * outage or a full disk is not counted as the graph failing.
+ */
+export function databaseStop(err: unknown): DatabaseStop | undefined {
+  if (findCause(err, isConnectionError) !== undefined) return 'database_unreachable';
+  if (findCause(err, isDiskFullError) !== undefined) return 'database_disk_full';
+  return undefined;
 }

@@ -28,7 +28,7 @@ export function traceDeliveries(tracer: Tracer, ledger: Ledger): DeliveryWrapper
           span.updateName('runledger.delivery_refused');
           span.setAttribute('runledger.refusal', outcome.reason);
         } else if (outcome.decision) span.setAttribute('runledger.decision', outcome.decision);
-        if (outcome.outcome === 'failed' || outcome.outcome === 'lease_lost' || outcome.outcome === 'database_unreachable')
+        if (outcome.outcome === 'failed' || outcome.outcome === 'lease_lost' || outcome.outcome.startsWith('database_'))
           span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.outcome });
         return outcome;
       }),

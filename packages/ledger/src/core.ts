@@ -49,6 +49,7 @@ export {
   InvalidTransitionError,
   isCapacityError,
   isConnectionError,
+  isDiskFullError,
   LeaseLostError,
   LedgerError,
   type LedgerErrorCode,

@@ -103,6 +103,17 @@ export function isConnectionError(err: unknown): boolean {
   return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
 }
 
+/** SQLSTATE 53100 disk_full: PostgreSQL could not extend a file (the data volume is full). */
+export const DISK_FULL = '53100';
+
+/**
+ * True when PostgreSQL refused a write because its disk is full (53100). The statement, and its
+ * transaction, wrote nothing; every write fails the same way until space is freed.
+ */
+export function isDiskFullError(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === DISK_FULL;
+}
+
 /**
  * True when PostgreSQL refused for lack of resources (SQLSTATE class 53: too many connections,
  * out of memory, disk full): the server is up but full, and the same request may pass later.
