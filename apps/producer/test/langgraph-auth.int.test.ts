@@ -105,6 +105,8 @@ describe('on(…) handlers', () => {
     expect(await statusOf(b.assistants.get(assistant.assistant_id))).toBe(404);
     expect(await statusOf(b.assistants.update(assistant.assistant_id, { metadata: { hijacked: true } }))).toBe(404);
     expect(await statusOf(b.assistants.delete(assistant.assistant_id))).toBe(404);
+    // Copying another user's thread answers 409, as LangGraph's server does.
+    expect(await statusOf(b.threads.copy(mine.thread_id))).toBe(409);
     // A thread id another user holds is not handed out by if_exists: do_nothing.
     expect(await statusOf(b.threads.create({ threadId: mine.thread_id, ifExists: 'do_nothing' }))).toBe(409);
 

@@ -57,6 +57,23 @@ function eventValue(request: FastifyRequest, kind: RouteEvent['kind']): Body {
   return value;
 }
 
+/**
+ * A copy, as LangGraph's server authorizes it: `threads:read` of the source (not matching → 409,
+ * its answer for a thread it cannot copy), then `threads:create` of the copy, which may refuse.
+ */
+async function copyCheck(d: LangGraphDeps, request: FastifyRequest, reply: FastifyReply, filters: AuthFilters | undefined) {
+  const { thread_id: threadId } = request.params as { thread_id: string };
+  const thread = await d.threads.get(threadId, tenantScope(request));
+  if (thread && !matchesFilters(thread.metadata, filters)) throw new ApiError(409, 'conflict', `Thread ${threadId} cannot be copied: not found.`);
+  try {
+    await authorize(d.customAuth, request, 'threads:create', { thread_id: undefined, metadata: { ...thread?.metadata } });
+  } catch (err) {
+    if (err instanceof AuthRefused) return sendRefusal(reply, err);
+    throw err;
+  }
+  return undefined;
+}
+
 const notFound = (what: string, id: string) => new ApiError(404, 'not_found', `${what} ${id} does not exist.`);
 
 /**
@@ -82,6 +99,7 @@ export function customAuthHook(d: LangGraphDeps) {
     // Owner stamping: the metadata the handler left is the metadata written.
     if ((route.kind === 'create' || route.kind === 'create_run' || route.event.endsWith(':update')) && body && typeof body === 'object')
       body.metadata = value.metadata ?? {};
+    if (request.routeOptions.url === '/threads/:thread_id/copy') return copyCheck(d, request, reply, filters);
     if (!filters) return undefined;
     filtersByRequest.set(request, filters);
     const params = (request.params ?? {}) as { thread_id?: string; run_id?: string; assistant_id?: string };

@@ -25,6 +25,9 @@ const OPEN_CALLER: Caller = { tenant: DEFAULT_TENANT, admin: true, via: 'open' }
 const SESSION_CALLER: Caller = { tenant: DEFAULT_TENANT, admin: true, via: 'session' };
 const CUSTOM_CALLER: Caller = { tenant: DEFAULT_TENANT, admin: false, via: 'custom' };
 
+/** LangGraph API routes custom auth does not ask about. */
+const UNASKED = new Set(['/info', '/internal/truncate']);
+
 /** Runledger's own API (/v1): its keys keep governing it when custom auth takes the LangGraph API. */
 const isOwnApi = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
@@ -75,8 +78,9 @@ export function authenticate(deps: AuthDeps) {
     let presented = false;
     let authUser: AuthContext | undefined;
     if (customAuth && access === 'tenant' && !isOwnApi(request.routeOptions.url ?? path)) {
-      // The LangGraph API under custom auth: the project's handler decides (as on LangGraph's server, /info is not asked).
-      if (request.routeOptions.url !== '/info') {
+      // The LangGraph API under custom auth: the project's handler decides (as on LangGraph's server, /info is not asked,
+      // nor the test hook /internal/truncate, registered only with RUNLEDGER_TEST_HOOKS=1, that LangGraph's tests call unauthenticated).
+      if (!UNASKED.has(request.routeOptions.url ?? '')) {
         try {
           authUser = await customAuthenticate(customAuth, request);
         } catch (err) {
