@@ -6,13 +6,14 @@ import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { loadCustomAuth, loadGraphs } from '@runledger/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LangGraphStack, startLangGraphStack } from './langgraph-stack';
+import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
 
 const config = path.join(import.meta.dirname, 'fixtures/auth-project/langgraph.json');
 
 let s: LangGraphStack;
+let customAuth: Awaited<ReturnType<typeof loadCustomAuth>>;
 beforeAll(async () => {
-  const customAuth = await loadCustomAuth(config);
+  customAuth = await loadCustomAuth(config);
   s = await startLangGraphStack('lg_auth', { graphs: await loadGraphs({ configPath: config, env: {}, notice: () => {} }), security: { customAuth } });
   s.worker('lg-auth-w1', { RUNLEDGER_CONFIG: config });
 });
@@ -69,6 +70,20 @@ describe('authenticate', () => {
     expect((await fetch(`${s.url}/info`)).status).toBe(200);
     expect((await fetch(`${s.url}/v1/jobs`, { headers: { authorization: 'Bearer token-alice' } })).status).toBe(401);
     expect((await fetch(`${s.url}/admin`, { headers: { authorization: 'Bearer token-alice' } })).status).toBe(401);
+  });
+
+  it('with API keys too: the keys govern /v1, the handler the LangGraph API (a key is not a token there)', async () => {
+    const other = await s.producer({ security: { apiKeys: [{ tenant: 'acme', key: KEYS.acme }], customAuth } });
+    const key = { authorization: `Bearer ${KEYS.acme}` };
+    expect((await fetch(`${other.url}/v1/jobs`, { headers: key })).status).toBe(200);
+    expect((await fetch(`${other.url}/v1/jobs`, { headers: { authorization: 'Bearer token-alice' } })).status).toBe(401);
+    expect((await fetch(`${other.url}/threads/search`, { method: 'POST', headers: key })).status).toBe(401);
+    const res = await fetch(`${other.url}/threads/search`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer token-alice', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(200);
   });
 });
 
