@@ -16,17 +16,26 @@ rm -rf "$work/tests" && mkdir -p "$work"
 if [ -d "$src/libs/langgraph-api/tests" ]; then cp -r "$src/libs/langgraph-api/tests" "$work/tests"
 else git --git-dir="$src" archive HEAD libs/langgraph-api/tests | tar -x -C "$work" --strip-components=2; fi
 port=${LGSUITE_PORT:-2024}
-sed -i "s#http://localhost:2024#http://127.0.0.1:$port#" "$work/tests/api.test.mts"
+file=${LGSUITE_FILE:-api.test.mts}
+config=langgraph.json
+if [ "$file" = auth.test.mts ]; then
+  config=langgraph.auth.json
+  # The auth tests import LangGraph's filter matcher from its source (beside tests/, as in its repository).
+  rm -rf "$work/src" && mkdir -p "$work/src/auth"
+  if [ -d "$src/libs/langgraph-api/src/auth" ]; then cp "$src/libs/langgraph-api/src/auth/index.mts" "$work/src/auth/"
+  else git --git-dir="$src" show HEAD:libs/langgraph-api/src/auth/index.mts >"$work/src/auth/index.mts"; fi
+fi
+sed -i "s#http://localhost:202[45]#http://127.0.0.1:$port#" "$work/tests/$file"
 # Two packages the test file imports for code paths Runledger's run does not take (a Postgres
 # inspection it skips in memory mode, and waiting for a port it only spawns in its own CI).
 # Installed beside it: its own node_modules comes first when the test file resolves them.
-[ -d "$work/node_modules/wait-port" ] || (cd "$work" && echo '{"private":true}' >package.json && npm install --silent --no-package-lock --no-save postgres@3.4.7 wait-port@1.1.0 >/dev/null)
+[ -d "$work/node_modules/hono" ] || (cd "$work" && echo '{"private":true}' >package.json && npm install --silent --no-package-lock --no-save postgres@3.4.7 wait-port@1.1.0 hono@4 >/dev/null)
 cat >"$work/vitest.config.mts" <<CFG
 import { defineConfig } from 'vitest/config';
-export default defineConfig({ test: { include: ['tests/api.test.mts'], testTimeout: 60_000, hookTimeout: 60_000 } });
+export default defineConfig({ test: { include: ['tests/$file'], testTimeout: 60_000, hookTimeout: 60_000 } });
 CFG
 schema="lgsuite_$$"
-export DB_SCHEMA=$schema PORT=$port HOST=127.0.0.1 RUNLEDGER_CONFIG="$work/tests/graphs/langgraph.json" RUNLEDGER_TEST_HOOKS=1 LOG_LEVEL=${LOG_LEVEL:-warn}
+export DB_SCHEMA=$schema PORT=$port HOST=127.0.0.1 RUNLEDGER_CONFIG="$work/tests/graphs/$config" RUNLEDGER_TEST_HOOKS=1 LOG_LEVEL=${LOG_LEVEL:-warn}
 cd "$repo"
 npx tsx --conditions=@runledger/source packages/ledger/src/migrate-cli.ts >"$work/migrate.log" 2>&1
 # Each in its own process group, so the whole tree (npx, tsx, node) stops at the end.

@@ -149,7 +149,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
   void app.register(threadRoutes, deps);
   void app.register(webhookRoutes, deps);
   void app.register(healthRoutes, deps);
-  void app.register(langGraphApi, { ...deps, streams: options.streams, threadState: options.threadState });
+  void app.register(langGraphApi, { ...deps, streams: options.streams, threadState: options.threadState, customAuth: options.security?.customAuth });
   if (options.testHooks) void app.register(testHookRoutes, deps);
   void app.register(dashboardRoutes, deps);
   void app.register(playgroundRoutes);

@@ -4,6 +4,7 @@ import {
   findLangGraphConfig,
   type GraphConfigDefaults,
   type GraphDefinition,
+  loadCustomAuth,
   loadGraphs,
   parseGraphConfigDefaults,
   readLangGraphConfig,
@@ -93,6 +94,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     throw new ConfigError(err.message, { cause: err });
   });
   const graphs = loaded;
+  // langgraph.json's auth.path: the project's Auth object governs the LangGraph API (SECURITY.md, "Custom auth").
+  const customAuth = await loadCustomAuth(configPath).catch((err: Error) => {
+    throw new ConfigError(err.message, { cause: err });
+  });
   const graphConfig = graphDefaults(env.LANGGRAPH_CONFIG ?? process.env.LANGGRAPH_CONFIG);
   const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20 });
   const ledger = new Ledger(pool, { crypto: secured.crypto });
@@ -131,7 +136,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     streams: { limits: { max: config.MAX_OPEN_STREAMS, perTenant: config.MAX_OPEN_STREAMS_PER_TENANT } },
     threadState: { maxBytes: config.MAX_THREAD_STATE_BYTES, historyMaxBytes: config.HISTORY_MAX_BYTES },
     cors: corsPolicy(config.RUNLEDGER_CORS_ORIGINS, configPath ? readLangGraphConfig(configPath).cors : undefined, config.RUNLEDGER_DEV),
-    security: secured.security,
+    security: { ...secured.security, customAuth },
     cronLimits: { maxPerTenant: config.CRON_MAX_PER_TENANT, minIntervalMs: config.CRON_MIN_INTERVAL_MS },
   });
   const log = app.log;
@@ -139,11 +144,13 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
   registerPlatformLogger((level, msg, fields) => log[level](fields, msg));
 
   // Loud on purpose: stderr even when LOG_LEVEL hides warnings.
-  if (secured.open) console.error('\n*** RUNLEDGER PRODUCER: AUTHENTICATION IS OFF (set RUNLEDGER_API_KEYS and RUNLEDGER_ADMIN_KEY) ***\n');
+  if (secured.open && !customAuth) console.error('\n*** RUNLEDGER PRODUCER: AUTHENTICATION IS OFF (set RUNLEDGER_API_KEYS and RUNLEDGER_ADMIN_KEY) ***\n');
   for (const warning of secured.warnings) log.warn(warning);
   if (config.RUNLEDGER_TEST_HOOKS)
     log.warn("RUNLEDGER_TEST_HOOKS is on: POST /internal/truncate deletes the calling tenant's runs, threads and assistants. Never set it in production.");
-  log.info(`authentication ${secured.open ? 'off' : 'on'}, encryption at rest ${secured.crypto ? 'on' : 'off'}`);
+  if (customAuth)
+    log.info('custom auth (langgraph.json auth.path) governs the LangGraph API; /v1 and admin routes need RUNLEDGER_API_KEYS / RUNLEDGER_ADMIN_KEY');
+  log.info(`authentication ${secured.open && !customAuth ? 'off' : 'on'}, encryption at rest ${secured.crypto ? 'on' : 'off'}`);
   await checkSchema(ledger, config.DB_SCHEMA, (m) => log.warn(m));
   // Firings spend the bucket of their tenant's requests, the one the app's rate limit keeps in the ledger.
   const rate = secured.security.rateLimit;

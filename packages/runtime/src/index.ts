@@ -1,4 +1,5 @@
 export { abortableSleep, type RunContext, type RunLedger, runContext, traceNode } from './context';
+export { type CustomAuth, type CustomAuthHandler, loadCustomAuth } from './custom-auth';
 export { EffectInDoubtError, type EffectOptions, effect, effectIdempotencyKey, type Reconciliation, toolEffectKey } from './effect';
 export { type ToolEffectOptions, toolEffect } from './effect-tool';
 export { definitionFromExport, inputCheck, type Notice } from './graph-export';

@@ -20,6 +20,10 @@ const LangGraphConfig = z.object({
   graphs: z.record(z.string(), z.union([z.string().min(1), z.object({ path: z.string().min(1), description: z.string().optional() })])),
   env: z.union([z.record(z.string(), z.string()), z.string().min(1)]).optional(),
   http: z.object({ cors: Cors.optional() }).loose().optional(),
+  auth: z
+    .object({ path: z.string().min(1).optional() })
+    .loose()
+    .optional(),
 });
 
 const GRAPH_ID = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -42,6 +46,8 @@ export interface LangGraphProject {
   env: Record<string, string>;
   /** `http.cors`: which browser origins may call the API. */
   cors?: LangGraphCors;
+  /** `auth.path`: the module and export of the project's `Auth` object (custom auth). */
+  auth?: { spec: string; file: string; exportName: string };
 }
 
 /** The config to load: `explicit` (RUNLEDGER_CONFIG) when given, else `langgraph.json` in `cwd` when there is one. */
@@ -49,6 +55,13 @@ export function findLangGraphConfig(explicit: string | undefined, cwd: string): 
   if (explicit) return path.resolve(cwd, explicit);
   const found = path.join(cwd, 'langgraph.json');
   return existsSync(found) ? found : undefined;
+}
+
+/** `./src/agent.ts:graph` → the absolute file and the export; the last colon splits (`default` without one). */
+function splitSpec(dir: string, spec: string): { file: string; exportName: string } {
+  const colon = spec.lastIndexOf(':');
+  const [file, exportName] = colon > 0 ? [spec.slice(0, colon), spec.slice(colon + 1)] : [spec, 'default'];
+  return { file: path.resolve(dir, file), exportName: exportName || 'default' };
 }
 
 /** Reads and checks a langgraph.json. Throws one readable line naming the file and what is wrong. */
@@ -71,17 +84,17 @@ export function readLangGraphConfig(configPath: string): LangGraphProject {
   const graphs = Object.entries(parsed.data.graphs).map(([id, value]) => {
     const spec = typeof value === 'string' ? value : value.path;
     // `file:export`; the last colon splits, so a path may hold one (`C:\…` never reaches Linux, but costs nothing).
-    const colon = spec.lastIndexOf(':');
-    const [file, exportName] = colon > 0 ? [spec.slice(0, colon), spec.slice(colon + 1)] : [spec, 'default'];
     const description = typeof value === 'string' ? undefined : value.description;
-    return { id, spec, file: path.resolve(dir, file), exportName: exportName || 'default', description };
+    return { id, spec, ...splitSpec(dir, spec), description };
   });
   const env = parsed.data.env;
   const cors = parsed.data.http?.cors;
-  if (typeof env !== 'string') return { configPath, graphs, env: env ?? {}, cors };
+  const authSpec = parsed.data.auth?.path;
+  const auth = authSpec === undefined ? undefined : { spec: authSpec, ...splitSpec(dir, authSpec) };
+  if (typeof env !== 'string') return { configPath, graphs, env: env ?? {}, cors, auth };
   const envFile = path.resolve(dir, env);
   try {
-    return { configPath, graphs, env: parseEnv(readFileSync(envFile, 'utf8')) as Record<string, string>, cors };
+    return { configPath, graphs, env: parseEnv(readFileSync(envFile, 'utf8')) as Record<string, string>, cors, auth };
   } catch (err) {
     throw new Error(`${where}: env file ${envFile} cannot be read: ${oneLine(err)}`, { cause: err });
   }

@@ -1,4 +1,5 @@
 import { LangGraphThreads, RunStreamLog, StoredAssistants } from '@runledger/ledger';
+import type { CustomAuth } from '@runledger/runtime';
 import type { RouteDeps, StreamOptions } from '../options';
 import { Assistants } from './assistants';
 import { DEFAULT_OPEN_STREAM_LIMITS, OpenStreams } from './open-streams';
@@ -15,9 +16,16 @@ export interface LangGraphDeps extends RouteDeps {
   tails: RunTails;
   openStreams: OpenStreams;
   stateLimits: ThreadStateLimits;
+  /** langgraph.json's `auth.path`: its `on(…)` handlers authorize each request (auth-hook.ts). */
+  customAuth?: CustomAuth;
 }
 
-export function langGraphDeps(deps: RouteDeps, streamOptions: StreamOptions = {}, stateLimits: Partial<ThreadStateLimits> = {}): LangGraphDeps {
+export function langGraphDeps(
+  deps: RouteDeps,
+  streamOptions: StreamOptions = {},
+  stateLimits: Partial<ThreadStateLimits> = {},
+  customAuth?: CustomAuth,
+): LangGraphDeps {
   const options = { crypto: deps.ledger.payloadCodec };
   const streams = new RunStreamLog(deps.ledger.pool, options);
   const reads = {
@@ -35,6 +43,7 @@ export function langGraphDeps(deps: RouteDeps, streamOptions: StreamOptions = {}
     tails: new RunTails(reads, streamOptions.onTailPoll),
     openStreams: new OpenStreams({ ...DEFAULT_OPEN_STREAM_LIMITS, ...streamOptions.limits }),
     stateLimits: { ...DEFAULT_THREAD_STATE_LIMITS, ...stateLimits },
+    customAuth,
   };
 }
 

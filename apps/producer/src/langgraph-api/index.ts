@@ -1,8 +1,10 @@
 import fastifySse from '@fastify/sse';
+import type { CustomAuth } from '@runledger/runtime';
 import { serializeChunk } from '@runledger/runtime';
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps, StreamOptions } from '../options';
 import { assistantRoutes } from './assistant-routes';
+import { customAuthHook } from './auth-hook';
 import { langGraphDeps } from './context';
 import { metaRoutes } from './meta';
 import type { ThreadStateLimits } from './thread-state';
@@ -23,9 +25,11 @@ import { threadRoutes } from './threads';
  */
 export async function langGraphApi(
   app: FastifyInstance,
-  deps: RouteDeps & { streams?: StreamOptions; threadState?: Partial<ThreadStateLimits> },
+  deps: RouteDeps & { streams?: StreamOptions; threadState?: Partial<ThreadStateLimits>; customAuth?: CustomAuth },
 ): Promise<void> {
-  const d = langGraphDeps(deps, deps.streams, deps.threadState);
+  const d = langGraphDeps(deps, deps.streams, deps.threadState, deps.customAuth);
+  // Custom auth (langgraph.json's auth.path): the `on(…)` handlers run before every route below.
+  if (d.customAuth) app.addHook('preHandler', customAuthHook(d));
   // LangChain objects (messages in thread values) go out as the reference server writes them.
   app.setReplySerializer((payload) => serializeChunk(payload));
   // Heartbeats are run-stream.ts's own `: ping` lines (the plugin's end with a blank line).

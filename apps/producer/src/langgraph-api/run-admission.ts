@@ -9,7 +9,7 @@ import { ApiError } from '../http-errors';
 import { storedRunConfig } from '../run-config';
 import { scheduledRunAt } from '../schedule';
 import { ErrorBody } from '../schemas';
-import { admissionTenant, checkMetadataSize, tenantScope } from '../security';
+import { type AuthContext, admissionTenant, authUserOf, checkMetadataSize, tenantScope } from '../security';
 import { checkWebhook } from '../webhooks/admission';
 import { ASSISTANT_KEY, type RunAssistant } from './assistants';
 import { cancelRun } from './cancel';
@@ -42,9 +42,13 @@ async function findThread(d: LangGraphDeps, request: FastifyRequest, threadId: s
   return found;
 }
 
-/** Creates the thread a run goes to: a new one (thread-less run) or the named one. */
-async function createThread(d: LangGraphDeps, request: FastifyRequest, threadId: string | undefined): Promise<LangGraphThread> {
-  const created = await d.threads.create(threadId ?? randomUUID(), admissionTenant(request), {});
+/**
+ * Creates the thread a run goes to: a new one (thread-less run) or the named one. Under custom
+ * auth it carries the run's metadata, as LangGraph's server writes it (the owner a handler stamped).
+ */
+async function createThread(d: LangGraphDeps, request: FastifyRequest, threadId: string | undefined, body: RunCreate): Promise<LangGraphThread> {
+  const metadata = authUserOf(request) ? { ...body.metadata } : {};
+  const created = await d.threads.create(threadId ?? randomUUID(), admissionTenant(request), metadata);
   // Not created: this tenant made a thread of that id meanwhile (threads are per tenant).
   const now = created ?? (threadId === undefined ? undefined : await d.threads.get(threadId, admissionTenant(request)));
   if (!now) throw new ApiError(503, 'retry', 'A new thread id collided; retry the request.');
@@ -105,6 +109,22 @@ function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate, a
 }
 
 /**
+ * The custom-auth user in the run's stored config, as LangGraph's server sets it:
+ * `configurable.langgraph_auth_user`, `langgraph_auth_user_id`, `langgraph_auth_permissions`.
+ * Stored with the job, so every attempt, recovery and resume on any worker sees the same user.
+ */
+function withAuthUser(run: RunRequest | undefined, auth: AuthContext | undefined): RunRequest | undefined {
+  if (!auth) return run;
+  const configurable = {
+    ...run?.config?.configurable,
+    langgraph_auth_user: auth.user,
+    langgraph_auth_user_id: auth.user.identity,
+    langgraph_auth_permissions: auth.scopes,
+  };
+  return { ...run, config: { ...run?.config, configurable }, context: run?.context ?? {} };
+}
+
+/**
  * Refuses (422) a `command.resume` whose config or context differs from the interrupted job's:
  * the resumed run is that job, and it keeps the config it started with at every attempt.
  */
@@ -150,7 +170,7 @@ export async function createRun(
   const existing = threadId === undefined ? undefined : await findThread(d, request, threadId, body);
   const checkpoint = await forkRequest(d, graph, existing, threadId, body);
   const asked = runRequest(d, graph, body, assistant);
-  const run = checkpoint ? { ...asked, checkpoint } : asked;
+  const run = withAuthUser(checkpoint ? { ...asked, checkpoint } : asked, authUserOf(request));
   // A command run starts from the thread's state, not from an input; so does a run without input
   // on a thread (or a checkpoint) that has state: it continues from there, as LangGraph's does.
   const continues = (body.input ?? null) === null && (checkpoint !== undefined || (await hasState(d, graph, existing)));
@@ -159,7 +179,7 @@ export async function createRun(
     const problem = graph.validateInput?.(body.input ?? null, { ignoreUnknownFields: true });
     if (problem) throw new ApiError(422, 'invalid_input', problem);
   }
-  const thread = existing ?? (await createThread(d, request, threadId));
+  const thread = existing ?? (await createThread(d, request, threadId, body));
 
   if (resuming) {
     const latest = thread.latestJob;

@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { ErrorBody } from '../schemas';
 import { admissionTenant } from '../security';
+import { authFiltersOf } from './auth-hook';
 import type { LangGraphDeps } from './context';
+import { filteredPage, storeMatches } from './store-auth';
 
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
 const doc = { tags: ['langgraph'] };
@@ -96,7 +98,15 @@ export async function storeRoutes(app: FastifyInstance, d: LangGraphDeps): Promi
       const body = request.body as z.infer<typeof PutItem>;
       refuse(body, 'index', NO_INDEX);
       refuse(body, 'ttl', 'items do not expire');
-      await checked(storeOf(request).put(body.namespace, body.key, body.value));
+      const store = storeOf(request);
+      const filters = authFiltersOf(request);
+      if (filters) {
+        // Custom auth: another user's item answers as a missing one; a write outside the filter is refused.
+        const current = await checked(store.get(body.namespace, body.key));
+        if (current && !storeMatches(filters, current.namespace, current.key, current.value)) throw new ApiError(404, 'not_found', 'Item not found.');
+        if (!storeMatches(filters, body.namespace, body.key, body.value)) throw new ApiError(403, 'forbidden', 'Not authorized.');
+      }
+      await checked(store.put(body.namespace, body.key, body.value));
       return reply.code(204).send();
     },
   );
@@ -105,6 +115,7 @@ export async function storeRoutes(app: FastifyInstance, d: LangGraphDeps): Promi
     const q = request.query as z.infer<typeof GetItem>;
     const namespace = q.namespace ? q.namespace.split('.') : [];
     const item = await checked(storeOf(request).get(namespace, q.key));
+    if (item && !storeMatches(authFiltersOf(request), item.namespace, item.key, item.value)) throw new ApiError(404, 'not_found', 'Item not found.');
     return item ? itemView(item) : null;
   });
 
@@ -113,7 +124,14 @@ export async function storeRoutes(app: FastifyInstance, d: LangGraphDeps): Promi
     { schema: { ...doc, summary: 'Delete a store item', body: DeleteItem, response: { 204: z.null(), 422: ErrorBody } } },
     async (request, reply) => {
       const body = request.body as z.infer<typeof DeleteItem>;
-      await checked(storeOf(request).delete(body.namespace ?? [], body.key));
+      const store = storeOf(request);
+      const filters = authFiltersOf(request);
+      if (filters) {
+        const current = await checked(store.get(body.namespace ?? [], body.key));
+        if (current && !storeMatches(filters, current.namespace, current.key, current.value)) throw new ApiError(404, 'not_found', 'Item not found.');
+        if (!storeMatches(filters, body.namespace ?? [], body.key)) throw new ApiError(403, 'forbidden', 'Not authorized.');
+      }
+      await checked(store.delete(body.namespace ?? [], body.key));
       return reply.code(204).send();
     },
   );
@@ -124,24 +142,25 @@ export async function storeRoutes(app: FastifyInstance, d: LangGraphDeps): Promi
     async (request) => {
       const body = request.body as z.infer<typeof SearchItems>;
       refuse(body, 'query', NO_INDEX);
-      const items = await checked(
-        storeOf(request).search(body.namespace_prefix, { filter: body.filter ?? undefined, limit: body.limit ?? 10, offset: body.offset ?? 0 }),
-      );
+      const store = storeOf(request);
+      const filters = authFiltersOf(request);
+      const page = (offset: number, limit: number) => checked(store.search(body.namespace_prefix, { filter: body.filter ?? undefined, limit, offset }));
+      const items = filters
+        ? await filteredPage(page, (i) => storeMatches(filters, i.namespace, i.key, i.value), body.offset ?? 0, body.limit ?? 10)
+        : await page(body.offset ?? 0, body.limit ?? 10);
       return { items: items.map(itemView) };
     },
   );
 
   app.post('/store/namespaces', { schema: { ...doc, summary: 'List store namespaces', body: ListNamespaces } }, async (request) => {
     const body = (request.body ?? {}) as z.infer<typeof ListNamespaces>;
-    const namespaces = await checked(
-      storeOf(request).listNamespaces({
-        prefix: body.prefix,
-        suffix: body.suffix,
-        maxDepth: body.max_depth,
-        limit: body.limit ?? 100,
-        offset: body.offset ?? 0,
-      }),
-    );
+    const store = storeOf(request);
+    const filters = authFiltersOf(request);
+    const page = (offset: number, limit: number) =>
+      checked(store.listNamespaces({ prefix: body.prefix, suffix: body.suffix, maxDepth: body.max_depth, limit, offset }));
+    const namespaces = filters
+      ? await filteredPage(page, (n) => storeMatches(filters, n), body.offset ?? 0, body.limit ?? 100)
+      : await page(body.offset ?? 0, body.limit ?? 100);
     return { namespaces };
   });
 }

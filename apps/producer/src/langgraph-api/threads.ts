@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
+import { matchesFilters } from './auth-filters';
+import { authFiltersOf } from './auth-hook';
 import type { LangGraphDeps } from './context';
 import { HistoryBody, StateQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from './schemas';
 import { applySupersteps, updateThreadState } from './state-write';
@@ -64,7 +66,8 @@ export async function threadRoutes(app: FastifyInstance, d: LangGraphDeps): Prom
     // Threads are per tenant: an id another tenant uses is simply another thread.
     const mine = await d.threads.get(threadId, admissionTenant(request));
     if (!mine) throw new ApiError(503, 'retry', `Thread ${threadId} was deleted while it was being created; retry the request.`);
-    if (body.if_exists === 'do_nothing') return threadView(d, mine);
+    // Under custom auth, another user's thread of that id is not handed out (LangGraph: 409).
+    if (body.if_exists === 'do_nothing' && matchesFilters(mine.metadata, authFiltersOf(request))) return threadView(d, mine);
     throw new ApiError(409, 'conflict', `Thread ${threadId} exists (send if_exists: "do_nothing" to get it instead).`);
   });
 

@@ -1,7 +1,9 @@
+import type { CustomAuth } from '@runledger/runtime';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf, LOGIN_PATH } from './access';
 import { setRequestSecurity } from './context';
 import { parseCookies } from './cookies';
+import { type AuthContext, customAuthenticate, refusalOf, sendRefusal } from './custom-auth';
 import { type Caller, DEFAULT_TENANT, type KeyRing } from './keys';
 import { type RateLimiter, type TokenBuckets, tenantBucket } from './rate-limit';
 import { type AdminSessions, SESSION_COOKIE } from './session';
@@ -15,10 +17,19 @@ export interface AuthDeps {
   /** Budget of failed authentications per client address; undefined = no limit. */
   failureLimit: TokenBuckets | undefined;
   metadataLimitBytes: number;
+  /** langgraph.json's `auth.path`: authenticates every LangGraph API request instead of the keys. */
+  customAuth?: CustomAuth;
 }
 
 const OPEN_CALLER: Caller = { tenant: DEFAULT_TENANT, admin: true, via: 'open' };
 const SESSION_CALLER: Caller = { tenant: DEFAULT_TENANT, admin: true, via: 'session' };
+const CUSTOM_CALLER: Caller = { tenant: DEFAULT_TENANT, admin: false, via: 'custom' };
+
+/** LangGraph API routes custom auth does not ask about. */
+const UNASKED = new Set(['/info', '/internal/truncate']);
+
+/** Runledger's own API (/v1): its keys keep governing it when custom auth takes the LangGraph API. */
+const isOwnApi = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
 /**
  * The key a request presents: `Authorization: Bearer <key>`, or else `X-Api-Key: <key>` (the header
@@ -58,13 +69,34 @@ function unauthorized(reply: FastifyReply, presented: boolean) {
  * tenant key on an admin route → 403 forbidden; over the tenant's rate → 429 with Retry-After.
  */
 export function authenticate(deps: AuthDeps) {
-  const { keys, sessions, tenantLimit, failureLimit, metadataLimitBytes } = deps;
+  const { keys, sessions, tenantLimit, failureLimit, metadataLimitBytes, customAuth } = deps;
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    const access = accessOf(request.routeOptions.url, request.url.split('?')[0] ?? '');
+    const path = request.url.split('?')[0] ?? '';
+    const access = accessOf(request.routeOptions.url, path);
     if (access === 'public') return undefined;
     let caller: Caller | undefined;
     let presented = false;
-    if (!keys.enabled) caller = OPEN_CALLER;
+    let authUser: AuthContext | undefined;
+    if (customAuth && access === 'tenant' && !isOwnApi(request.routeOptions.url ?? path)) {
+      // The LangGraph API under custom auth: the project's handler decides (as on LangGraph's server, /info is not asked,
+      // nor the test hook /internal/truncate, registered only with RUNLEDGER_TEST_HOOKS=1, that LangGraph's tests call unauthenticated).
+      if (!UNASKED.has(request.routeOptions.url ?? '')) {
+        try {
+          authUser = await customAuthenticate(customAuth, request);
+        } catch (err) {
+          const refusal = refusalOf(err, 'authenticate');
+          const take = refusal.status === 401 || refusal.status === 403 ? failureLimit?.take(`ip:${request.ip}`) : undefined;
+          if (take && !take.ok) return tooMany(reply, take.retryAfterSeconds, 'Too many failed authentications from this address.');
+          return sendRefusal(reply, refusal);
+        }
+      }
+      caller = CUSTOM_CALLER;
+    } else if (customAuth && !keys.enabled) {
+      // Never open: with auth.path and no keys, /v1 and the admin routes are closed.
+      return reply.code(401).send({
+        error: { code: 'unauthorized', message: 'With auth.path in langgraph.json, /v1 and the admin routes need RUNLEDGER_API_KEYS or RUNLEDGER_ADMIN_KEY.' },
+      });
+    } else if (!keys.enabled) caller = OPEN_CALLER;
     else {
       const key = presentedKey(request.headers);
       presented = key !== undefined;
@@ -87,7 +119,7 @@ export function authenticate(deps: AuthDeps) {
     if (access === 'admin' && !caller.admin) {
       return reply.code(403).send({ error: { code: 'forbidden', message: 'This route needs the admin key; a tenant key cannot use it.' } });
     }
-    setRequestSecurity(request, { caller, authEnabled: keys.enabled, metadataLimitBytes });
+    setRequestSecurity(request, { caller, authEnabled: keys.enabled || customAuth !== undefined, metadataLimitBytes, authUser });
     return undefined;
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http-errors';
+import type { AuthContext } from './custom-auth';
 import type { Caller } from './keys';
 
 /** What the security hooks learnt about a request, for the routes to use. */
@@ -8,6 +9,8 @@ export interface RequestSecurity {
   /** Whether keys are configured (false: open mode). */
   authEnabled: boolean;
   metadataLimitBytes: number;
+  /** The user langgraph.json's custom `authenticate` returned (LangGraph API requests under custom auth). */
+  authUser?: AuthContext;
 }
 
 const byRequest = new WeakMap<FastifyRequest, RequestSecurity>();
@@ -46,4 +49,9 @@ export function checkMetadataSize(request: FastifyRequest, metadata: Record<stri
   const limit = requestSecurity(request).metadataLimitBytes;
   const size = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
   if (size > limit) throw new ApiError(400, 'invalid_request', `body.metadata is ${size} bytes of JSON; the limit is ${limit} (METADATA_LIMIT_BYTES).`);
+}
+
+/** The custom-auth user of a request; undefined without custom auth (and on /info). */
+export function authUserOf(request: FastifyRequest): AuthContext | undefined {
+  return byRequest.get(request)?.authUser;
 }

@@ -12,8 +12,9 @@ import { redactingLogger } from './redaction';
 import { AdminSessions, type SessionRevocations } from './session';
 
 export { type Access, accessOf, LOGIN_PATH, LOGOUT_PATH } from './access';
-export { admissionTenant, callerOf, checkMetadataSize, type RequestSecurity, requestSecurity, tenantScope } from './context';
+export { admissionTenant, authUserOf, callerOf, checkMetadataSize, type RequestSecurity, requestSecurity, tenantScope } from './context';
 export { CSRF_COOKIE, CSRF_FIELD, CSRF_HEADER, csrfField, csrfToken } from './csrf';
+export { type AuthContext, AuthRefused, type AuthUser, refusalOf, sendRefusal } from './custom-auth';
 export { parseSecurityEnv, type SecuritySettings } from './env';
 export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './headers';
 export { type Caller, DEFAULT_TENANT, KeyRing, parseApiKeys } from './keys';
@@ -69,7 +70,7 @@ export function installSecurity(
       : new TokenBuckets(s.rateLimit.perSecond, s.rateLimit.burst);
   const failureLimit = s.failedAuthLimit ? new TokenBuckets(s.failedAuthLimit.perSecond, s.failedAuthLimit.burst, 10_000) : undefined;
 
-  app.addHook('onRequest', authenticate({ keys, sessions, tenantLimit, failureLimit, metadataLimitBytes: s.metadataLimitBytes }));
+  app.addHook('onRequest', authenticate({ keys, sessions, tenantLimit, failureLimit, metadataLimitBytes: s.metadataLimitBytes, customAuth: s.customAuth }));
   app.addHook('onRequest', csrfContext(csrfSigner, s.secureCookies));
   app.addHook('preValidation', csrfCheck);
   app.addHook('onSend', csrfCookie);

@@ -7,7 +7,7 @@ export interface Caller {
   /** Sees and operates every tenant's jobs, and may use /admin and /metrics. */
   admin: boolean;
   /** How the caller was recognised. */
-  via: 'open' | 'bearer' | 'session';
+  via: 'open' | 'bearer' | 'session' | 'custom';
 }
 
 /** The tenant admissions by the admin key, and every admission while authentication is off, belong to. */

@@ -1,3 +1,5 @@
+import type { CustomAuth } from '@runledger/runtime';
+
 /** The producer's security settings (buildApp's `security` option); main.ts fills them from the environment. */
 export interface SecurityOptions {
   /** Tenant keys (parseApiKeys of RUNLEDGER_API_KEYS). With none and no `adminKey`, the producer runs open. */
@@ -20,6 +22,8 @@ export interface SecurityOptions {
   secureCookies?: boolean;
   /** More values the log must never show (connection-string passwords, encryption keys); the API and admin keys are added by themselves. */
   logSecrets?: readonly string[];
+  /** langgraph.json's `auth.path` (loadCustomAuth): its `authenticate` and `on(…)` handlers govern the LangGraph API. */
+  customAuth?: CustomAuth;
 }
 
 /** The options buildApp takes on top of AppOptions. */
@@ -29,7 +33,7 @@ export interface SecuredAppOptions {
 }
 
 /** SecurityOptions with every default applied. */
-export type ResolvedSecurity = Required<Omit<SecurityOptions, 'adminKey'>> & Pick<SecurityOptions, 'adminKey'>;
+export type ResolvedSecurity = Required<Omit<SecurityOptions, 'adminKey' | 'customAuth'>> & Pick<SecurityOptions, 'adminKey' | 'customAuth'>;
 
 /** Applies the defaults of SecurityOptions. */
 export function resolveSecurity(options: SecurityOptions = {}): ResolvedSecurity {
@@ -44,5 +48,6 @@ export function resolveSecurity(options: SecurityOptions = {}): ResolvedSecurity
     adminSessionTtlMs: options.adminSessionTtlMs ?? 8 * 60 * 60 * 1000,
     secureCookies: options.secureCookies ?? false,
     logSecrets: options.logSecrets ?? [],
+    customAuth: options.customAuth,
   };
 }
