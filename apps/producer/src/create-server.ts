@@ -5,6 +5,7 @@ import {
   type GraphConfigDefaults,
   type GraphDefinition,
   loadGraphs,
+  loadStoreConfig,
   parseGraphConfigDefaults,
   readLangGraphConfig,
   registerPlatformLogger,
@@ -15,6 +16,7 @@ import { ConfigError, parseConfig } from './config';
 import { CronTicker } from './cron-ticker';
 import { corsPolicy } from './langgraph-api';
 import { parseSecurityEnv, sharedBuckets, tenantBucket } from './security';
+import { StoreSweeper } from './store-sweeper';
 import { WebhookDestinations } from './webhooks/destinations';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 
@@ -93,6 +95,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     throw new ConfigError(err.message, { cause: err });
   });
   const graphs = loaded;
+  const store = await loadStoreConfig(configPath).catch((err: Error) => {
+    throw new ConfigError(err.message, { cause: err });
+  });
   const graphConfig = graphDefaults(env.LANGGRAPH_CONFIG ?? process.env.LANGGRAPH_CONFIG);
   const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20 });
   const ledger = new Ledger(pool, { crypto: secured.crypto });
@@ -121,6 +126,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     queue,
     graphs,
     graphConfig,
+    store,
     schema: config.DB_SCHEMA,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     maxBacklog: config.MAX_BACKLOG,
@@ -171,6 +177,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     batch: 32,
   });
 
+  const storeSweeper = store?.ttl ? new StoreSweeper(ledger, store.ttl.sweepIntervalMinutes * 60_000, log) : undefined;
+
   return {
     app,
     async listen() {
@@ -181,11 +189,12 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
       log.info(`queue backend ${config.QUEUE_BACKEND}, schema ${config.DB_SCHEMA}, graphs: ${[...graphs.keys()].join(', ')}`);
       cronTicker.start();
       dispatcher.start();
+      storeSweeper?.start();
       return address;
     },
     async close() {
       // Stop taking requests and finish the ones in flight before the pool and the queue go.
-      await Promise.all([cronTicker.stop(), dispatcher.stop()]);
+      await Promise.all([cronTicker.stop(), dispatcher.stop(), storeSweeper?.stop()]);
       await app.close();
       await Promise.allSettled([queue.close(), pool.end(), tracing?.shutdown()]);
     },

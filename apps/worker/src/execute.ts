@@ -1,7 +1,17 @@
 import { INTERRUPT, RunControl, type StateSnapshot } from '@langchain/langgraph';
 import { type ClaimResult, FencedPostgresSaver, isConnectionError, type Job, type Ledger, LedgerStore, langGraphThreadId } from '@runledger/ledger';
 import { bestEffort, type DeliveryData, deliver, handOffThread } from '@runledger/queue';
-import { breakpointsOf, commandOf, forkOf, type GraphRegistry, invokeOptionsOf, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
+import {
+  breakpointsOf,
+  commandOf,
+  forkOf,
+  type GraphRegistry,
+  invokeOptionsOf,
+  type RunContext,
+  type RunnableGraph,
+  runRequestOf,
+  type StoreConfig,
+} from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { LeaseKeeper } from './lease-keeper';
 import { backoffMs, classify, describeError, deterministicFailure, errorLogFields, findCause, RunAbort } from './outcome';
@@ -30,6 +40,8 @@ export interface ExecuteDeps {
   serves?: readonly string[];
   /** Test hook: SIGKILL this process at a named point (RUNLEDGER_TEST_CRASH_AT). */
   crashAt?: string;
+  /** langgraph.json `store` (index, ttls) for the graphs' `getStore()`. */
+  store?: StoreConfig;
 }
 
 /** What happened to one delivery; for logs, metrics and the BullMQ return value. */
@@ -213,7 +225,7 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
     // Last, so no stored key can replace the job's thread or Runledger's run context.
     configurable: { ...asked.configurable, ...threadOf(job).configurable, runledger: ctx },
     // The tenant's long-term memory (`getStore()`), fenced like the checkpoints; it takes the place of a store the graph was compiled with.
-    store: new LedgerStore(ledger.pool, { tenant: job.tenant, fence: { jobId, fencingToken: token } }),
+    store: new LedgerStore(ledger.pool, { tenant: job.tenant, fence: { jobId, fencingToken: token }, index: deps.store?.index, ttl: deps.store?.ttl }),
     signal,
     control,
     durability: 'sync',

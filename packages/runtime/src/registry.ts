@@ -8,7 +8,7 @@ import { approvalGraph } from './graphs/approval';
 import { chatGraph } from './graphs/chat';
 import { echoGraph } from './graphs/echo';
 import { vacationGraph } from './graphs/vacation';
-import { applyProjectEnv, type GraphEntry, oneLine, readLangGraphConfig } from './langgraph-config';
+import { applyProjectEnv, oneLine, readLangGraphConfig } from './langgraph-config';
 import { ensurePlatformLogger } from './platform-logger';
 
 /** The calls Runledger makes on a compiled graph (`stream` for runs a LangGraph API client streams). */
@@ -138,22 +138,19 @@ async function loadModuleGraphs(modulePath: string): Promise<GraphDefinition[]> 
   return list as GraphDefinition[];
 }
 
-const TYPESCRIPT = /\.(ts|mts|cts|tsx)$/;
+export const TYPESCRIPT = /\.(ts|mts|cts|tsx)$/;
 let tsxRegistered = false;
 
-/** Lets `import()` load TypeScript, as `langgraph dev` does: tsx's loader, if installed (the runledger CLI brings it). */
-async function registerTypeScript(entry: GraphEntry): Promise<void> {
+/** Lets `import()` load TypeScript, as `langgraph dev` does: tsx's loader, if installed (the runledger CLI brings it). `named` says what needs it. */
+export async function registerTypeScript(named: string): Promise<void> {
   if (tsxRegistered) return;
   let api: { register(): unknown };
   try {
     api = await import('tsx/esm/api');
   } catch (err) {
-    throw new Error(
-      `langgraph.json graph "${entry.id}" (${entry.spec}) is TypeScript, which needs tsx to load: npm install tsx, or point the entry at built JavaScript.`,
-      {
-        cause: err,
-      },
-    );
+    throw new Error(`${named} is TypeScript, which needs tsx to load: npm install tsx, or point the entry at built JavaScript.`, {
+      cause: err,
+    });
   }
   api.register();
   tsxRegistered = true;
@@ -168,7 +165,7 @@ async function loadProjectGraphs(configPath: string, env: NodeJS.ProcessEnv, not
   for (const entry of project.graphs) {
     const named = `langgraph.json graph "${entry.id}" (${entry.spec})`;
     if (!existsSync(entry.file)) throw new Error(`${named}: file ${entry.file} does not exist.`);
-    if (TYPESCRIPT.test(entry.file)) await registerTypeScript(entry);
+    if (TYPESCRIPT.test(entry.file)) await registerTypeScript(named);
     let mod = modules.get(entry.file);
     if (!mod) {
       try {
