@@ -1,4 +1,4 @@
-import { createPool, Ledger, LedgerError, requireMigrated, takeRateToken, WebhookOutbox } from '@runledger/ledger';
+import { createPool, Ledger, LedgerError, LedgerStore, requireMigrated, takeRateToken, WebhookOutbox } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
 import {
   findLangGraphConfig,
@@ -151,6 +151,11 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     log.warn("RUNLEDGER_TEST_HOOKS is on: POST /internal/truncate deletes the calling tenant's runs, threads and assistants. Never set it in production.");
   log.info(`authentication ${secured.open ? 'off' : 'on'}, encryption at rest ${secured.crypto ? 'on' : 'off'}`);
   await checkSchema(ledger, config.DB_SCHEMA, (m) => log.warn(m));
+  if (store?.index) {
+    // Detected and said, not used: search is exact cosine over real[] (docs/decisions/0012-store-index.md).
+    const pgvector = await new LedgerStore(pool, { tenant: '' }).pgvectorAvailable().catch(() => false);
+    log.info(`store index: ${store.index.dims} dims, exact search in SQL; pgvector ${pgvector ? 'available on this server (not used yet)' : 'not available'}`);
+  }
   // Firings spend the bucket of their tenant's requests, the one the app's rate limit keeps in the ledger.
   const rate = secured.security.rateLimit;
   const buckets = rate ? sharedBuckets((key, perSecond, burst) => takeRateToken(pool, key, perSecond, burst), rate.perSecond, rate.burst) : undefined;

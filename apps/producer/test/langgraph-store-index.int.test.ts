@@ -142,3 +142,10 @@ describe('ttl', () => {
     expect(await store.get(['ttl', 'c'], 'kept')).not.toBeNull();
   });
 });
+
+describe('pgvector', () => {
+  it('is detected from pg_available_extensions', async () => {
+    const offered = (await s.db.ledger.pool.query("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'")).rows[0].n > 0;
+    expect(await new LedgerStore(s.db.ledger.pool, { tenant: 'acme' }).pgvectorAvailable()).toBe(offered);
+  });
+});

@@ -109,6 +109,11 @@ export class LedgerStore extends BaseStore {
     return (await this.core.run('delete_expired_store_items', [batch])).rows[0].deleted as number;
   }
 
+  /** Whether the server offers pgvector (`pg_available_extensions`); exact search runs in SQL either way. */
+  async pgvectorAvailable(): Promise<boolean> {
+    return (await this.core.run('pgvector_available', [])).rows[0].available as boolean;
+  }
+
   private refresh(asked: boolean | null | undefined): boolean {
     return asked ?? this.options.ttl?.refreshOnRead ?? false;
   }
