@@ -39,6 +39,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   scale: () => import('./scale'),
   'cli-startup': () => import('./cli-startup'),
   'priority-aging': () => import('./priority-aging'),
+  'store-search': () => import('./store-search'),
 };
 /** Modules left out of a run that names none: too long for the default run. */
 const ON_REQUEST = new Set(['scale-migration', 'scale']);

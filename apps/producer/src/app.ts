@@ -108,6 +108,7 @@ export function buildApp(options: AppOptions & SecuredAppOptions & Observability
     cronLimits: options.cronLimits ?? DEFAULT_CRON_LIMITS,
     served: watchServedVersions(options.ledger),
     webhooks: options.webhooks ?? { destinations: new WebhookDestinations([]) },
+    store: options.store,
   };
 
   void app.register(swagger, {

@@ -1,4 +1,4 @@
-import { createPool, Ledger, LedgerError, requireMigrated, takeRateToken, WebhookOutbox } from '@runledger/ledger';
+import { createPool, Ledger, LedgerError, LedgerStore, requireMigrated, takeRateToken, WebhookOutbox } from '@runledger/ledger';
 import { openQueue } from '@runledger/queue';
 import {
   findLangGraphConfig,
@@ -6,6 +6,7 @@ import {
   type GraphDefinition,
   loadCustomAuth,
   loadGraphs,
+  loadStoreConfig,
   parseGraphConfigDefaults,
   readLangGraphConfig,
   registerPlatformLogger,
@@ -16,6 +17,7 @@ import { ConfigError, parseConfig } from './config';
 import { CronTicker } from './cron-ticker';
 import { corsPolicy } from './langgraph-api';
 import { parseSecurityEnv, sharedBuckets, tenantBucket } from './security';
+import { StoreSweeper } from './store-sweeper';
 import { WebhookDestinations } from './webhooks/destinations';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 
@@ -98,6 +100,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
   const customAuth = await loadCustomAuth(configPath).catch((err: Error) => {
     throw new ConfigError(err.message, { cause: err });
   });
+  const store = await loadStoreConfig(configPath).catch((err: Error) => {
+    throw new ConfigError(err.message, { cause: err });
+  });
   const graphConfig = graphDefaults(env.LANGGRAPH_CONFIG ?? process.env.LANGGRAPH_CONFIG);
   const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20 });
   const ledger = new Ledger(pool, { crypto: secured.crypto });
@@ -126,6 +131,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     queue,
     graphs,
     graphConfig,
+    store,
     schema: config.DB_SCHEMA,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     maxBacklog: config.MAX_BACKLOG,
@@ -152,6 +158,11 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     log.info('custom auth (langgraph.json auth.path) governs the LangGraph API; /v1 and admin routes need RUNLEDGER_API_KEYS / RUNLEDGER_ADMIN_KEY');
   log.info(`authentication ${secured.open && !customAuth ? 'off' : 'on'}, encryption at rest ${secured.crypto ? 'on' : 'off'}`);
   await checkSchema(ledger, config.DB_SCHEMA, (m) => log.warn(m));
+  if (store?.index) {
+    // Detected and said, not used: search is exact cosine over real[] (docs/decisions/0012-store-index.md).
+    const pgvector = await new LedgerStore(pool, { tenant: '' }).pgvectorAvailable().catch(() => false);
+    log.info(`store index: ${store.index.dims} dims, exact search in SQL; pgvector ${pgvector ? 'available on this server (not used yet)' : 'not available'}`);
+  }
   // Firings spend the bucket of their tenant's requests, the one the app's rate limit keeps in the ledger.
   const rate = secured.security.rateLimit;
   const buckets = rate ? sharedBuckets((key, perSecond, burst) => takeRateToken(pool, key, perSecond, burst), rate.perSecond, rate.burst) : undefined;
@@ -178,6 +189,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     batch: 32,
   });
 
+  const storeSweeper = store?.ttl ? new StoreSweeper(ledger, store.ttl.sweepIntervalMinutes * 60_000, log) : undefined;
+
   return {
     app,
     async listen() {
@@ -188,11 +201,12 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
       log.info(`queue backend ${config.QUEUE_BACKEND}, schema ${config.DB_SCHEMA}, graphs: ${[...graphs.keys()].join(', ')}`);
       cronTicker.start();
       dispatcher.start();
+      storeSweeper?.start();
       return address;
     },
     async close() {
       // Stop taking requests and finish the ones in flight before the pool and the queue go.
-      await Promise.all([cronTicker.stop(), dispatcher.stop()]);
+      await Promise.all([cronTicker.stop(), dispatcher.stop(), storeSweeper?.stop()]);
       await app.close();
       await Promise.allSettled([queue.close(), pool.end(), tracing?.shutdown()]);
     },

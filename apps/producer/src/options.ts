@@ -1,6 +1,6 @@
 import type { Ledger } from '@runledger/ledger';
 import type { DeliveryData } from '@runledger/queue';
-import type { GraphConfigDefaults, GraphRegistry } from '@runledger/runtime';
+import type { GraphConfigDefaults, GraphRegistry, StoreConfig } from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { FastifyServerOptions } from 'fastify';
 import type { Admitter } from './admitter';
@@ -35,6 +35,8 @@ export interface AppOptions {
   graphs: GraphRegistry;
   /** Each graph's default run config and context (LANGGRAPH_CONFIG, parseGraphConfigDefaults); a run's own win. Default none. */
   graphConfig?: GraphConfigDefaults;
+  /** langgraph.json `store` (loadStoreConfig): the /store routes' index and ttls. Default none: no index, no expiry. */
+  store?: StoreConfig;
   /** Ledger schema; the thread-state route reads LangGraph's checkpoint tables there. */
   schema: string;
   /** Largest accepted request body. Default 1 MiB. */
@@ -85,4 +87,5 @@ export type RouteDeps = Required<Pick<AppOptions, 'ledger' | 'queue' | 'graphs' 
   /** Whether a live worker serves an admitted job's graph and version (a warning in the answer when none does). */
   served: ServedVersions;
   webhooks: WebhookSettings;
+  store?: StoreConfig;
 };

@@ -73,7 +73,6 @@ describe.each(SDKS)('the store through the SDK (SDK %s)', (sdk) => {
     const put = (body: unknown) =>
       fetch(`${s.url}/store/items`, { method: 'PUT', headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     for (const [body, field, status = 422] of [
-      [{ namespace: ns('x'), key: 'k', value: { a: 1 }, ttl: 5 }, 'ttl'],
       [{ namespace: ns('x'), key: 'k', value: { a: 1 }, index: ['a'] }, 'index'],
       [{ namespace: [], key: 'k', value: { a: 1 } }, 'namespace', 400],
       [{ namespace: ['', 'x'], key: 'k', value: { a: 1 } }, 'namespace', 400],

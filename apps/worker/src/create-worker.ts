@@ -1,6 +1,14 @@
 import { AesGcmPayloadCodec, connectionStringPassword, createPool, createRedactor, Ledger, parseEncryptionKeys, requireMigrated } from '@runledger/ledger';
 import { type QueueConfig, waitForRedis } from '@runledger/queue';
-import { findLangGraphConfig, type GraphDefinition, type GraphRegistry, loadGraphs, registerPlatformLogger } from '@runledger/runtime';
+import {
+  findLangGraphConfig,
+  type GraphDefinition,
+  type GraphRegistry,
+  loadGraphs,
+  loadStoreConfig,
+  registerPlatformLogger,
+  type StoreConfig,
+} from '@runledger/runtime';
 import { parseWorkerEnv, type WorkerEnv } from './config';
 import { createLogger } from './log';
 import { type PoolSpec, parsePool, poolGraphs } from './pool';
@@ -92,6 +100,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
   registerPlatformLogger(log);
   let graphs: GraphRegistry;
   let pool: PoolSpec | undefined;
+  let store: StoreConfig | undefined;
   try {
     pool = env.RUNLEDGER_WORKER_GRAPHS === undefined ? undefined : parsePool(env.RUNLEDGER_WORKER_GRAPHS);
     graphs = await loadGraphs({
@@ -103,6 +112,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
       builtIns: env.RUNLEDGER_BUILTIN_GRAPHS,
     });
     graphs = poolGraphs(graphs, pool);
+    store = await loadStoreConfig(findLangGraphConfig(env.RUNLEDGER_CONFIG, process.cwd()));
   } catch (err) {
     throw new WorkerStartError((err as Error).message, 2, { cause: err });
   }
@@ -165,6 +175,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     sweepIntervalMs: env.SWEEP_INTERVAL_MS,
     priorityAgingMs: env.PRIORITY_AGING_MS,
     crashAt: env.RUNLEDGER_TEST_CRASH_AT,
+    store,
     log,
     aroundDelivery: observability.aroundDelivery,
     onOutcome: (jobId, o, timing) => {

@@ -1,7 +1,17 @@
 import { INTERRUPT, RunControl, type StateSnapshot } from '@langchain/langgraph';
 import { type ClaimResult, FencedPostgresSaver, type Job, type Ledger, LedgerStore, langGraphThreadId } from '@runledger/ledger';
 import { bestEffort, type DeliveryData, deliver, handOffThread } from '@runledger/queue';
-import { breakpointsOf, commandOf, forkOf, type GraphRegistry, invokeOptionsOf, type RunContext, type RunnableGraph, runRequestOf } from '@runledger/runtime';
+import {
+  breakpointsOf,
+  commandOf,
+  forkOf,
+  type GraphRegistry,
+  invokeOptionsOf,
+  type RunContext,
+  type RunnableGraph,
+  runRequestOf,
+  type StoreConfig,
+} from '@runledger/runtime';
 import type { Queue } from 'bullmq';
 import type { DeliveryOutcome } from './delivery-outcome';
 import type { LeaseKeeper } from './lease-keeper';
@@ -34,6 +44,8 @@ export interface ExecuteDeps {
   crashAt?: string;
   /** Hears what the delivery's run does (its Bull Board view). Default none. */
   observer?: RunObserver;
+  /** langgraph.json `store` (index, ttls) for the graphs' `getStore()`. */
+  store?: StoreConfig;
 }
 
 /** Added to a GraphRecursionError's message: LangGraph names the invoke option, an API client sets the config key. */
@@ -212,7 +224,7 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
     // Last, so no stored key can replace the job's thread or Runledger's run context.
     configurable: { ...asked.configurable, ...threadOf(job).configurable, runledger: ctx },
     // The tenant's long-term memory (`getStore()`), fenced like the checkpoints; it takes the place of a store the graph was compiled with.
-    store: new LedgerStore(ledger.pool, { tenant: job.tenant, fence: { jobId, fencingToken: token } }),
+    store: new LedgerStore(ledger.pool, { tenant: job.tenant, fence: { jobId, fencingToken: token }, index: deps.store?.index, ttl: deps.store?.ttl }),
     signal,
     control,
     durability: 'sync',

@@ -34,6 +34,8 @@ export interface WorkerOptions {
   drainGraceMs?: number;
   log?: ExecuteDeps['log'];
   crashAt?: string;
+  /** langgraph.json `store`: the index and ttls of the graphs' store. */
+  store?: ExecuteDeps['store'];
   /** Called after every delivery (metrics, tests), with when it became due in the queue, started and finished (ms since the epoch). */
   onOutcome?: (jobId: string, outcome: DeliveryOutcome, timing: { queuedAt: number; startedAt: number; finishedAt: number }) => void;
   /** Wraps every delivery (tracing, log context); must call `run` once and return its outcome. Default: just `run`. */
@@ -81,6 +83,7 @@ export class RunledgerWorker {
       limitedGraphs: () => this.limited,
       log,
       crashAt: options.crashAt,
+      store: options.store,
     };
   }
 

@@ -11,6 +11,7 @@ export {
   type GraphEntry,
   type LangGraphCors,
   type LangGraphProject,
+  type LangGraphStore,
   readLangGraphConfig,
 } from './langgraph-config';
 export { ensurePlatformLogger, type GraphLogLevel, type GraphLogWrite, registerPlatformLogger, writeToStderr } from './platform-logger';
@@ -33,6 +34,7 @@ export {
   runConfigProblem,
 } from './run-config';
 export { breakpointsOf, commandOf, forkOf, type GotoTarget, RUN_REQUEST_KEY, type RunCommand, type RunRequest, runRequestOf } from './run-request';
+export { loadStoreConfig, type StoreConfig } from './store-config';
 export {
   clientChunk,
   graphStreamModes,

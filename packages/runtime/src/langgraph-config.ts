@@ -16,6 +16,25 @@ const Cors = z.object({
 });
 export type LangGraphCors = z.infer<typeof Cors>;
 
+/** langgraph.json's `store`: the semantic index (`embed`: `./file.ts:export` or `provider:model`) and ttls (minutes), as LangGraph's config has them. */
+const Store = z.object({
+  index: z
+    .object({
+      embed: z.string().min(1),
+      dims: z.number().int().min(1).max(16_000),
+      fields: z.array(z.string().min(1)).min(1).optional(),
+    })
+    .optional(),
+  ttl: z
+    .object({
+      refresh_on_read: z.boolean().default(true),
+      default_ttl: z.number().positive().nullable().optional(),
+      sweep_interval_minutes: z.number().positive().nullable().optional(),
+    })
+    .optional(),
+});
+export type LangGraphStore = z.infer<typeof Store>;
+
 const LangGraphConfig = z.object({
   graphs: z.record(z.string(), z.union([z.string().min(1), z.object({ path: z.string().min(1), description: z.string().optional() })])),
   env: z.union([z.record(z.string(), z.string()), z.string().min(1)]).optional(),
@@ -24,6 +43,7 @@ const LangGraphConfig = z.object({
     .object({ path: z.string().min(1).optional() })
     .loose()
     .optional(),
+  store: Store.optional(),
 });
 
 const GRAPH_ID = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -48,6 +68,8 @@ export interface LangGraphProject {
   cors?: LangGraphCors;
   /** `auth.path`: the module and export of the project's `Auth` object (custom auth). */
   auth?: { spec: string; file: string; exportName: string };
+  /** `store`: the store's index and ttls (loadStoreConfig resolves `embed`). */
+  store?: LangGraphStore;
 }
 
 /** The config to load: `explicit` (RUNLEDGER_CONFIG) when given, else `langgraph.json` in `cwd` when there is one. */
@@ -91,10 +113,11 @@ export function readLangGraphConfig(configPath: string): LangGraphProject {
   const cors = parsed.data.http?.cors;
   const authSpec = parsed.data.auth?.path;
   const auth = authSpec === undefined ? undefined : { spec: authSpec, ...splitSpec(dir, authSpec) };
-  if (typeof env !== 'string') return { configPath, graphs, env: env ?? {}, cors, auth };
+  const store = parsed.data.store;
+  if (typeof env !== 'string') return { configPath, graphs, env: env ?? {}, cors, auth, store };
   const envFile = path.resolve(dir, env);
   try {
-    return { configPath, graphs, env: parseEnv(readFileSync(envFile, 'utf8')) as Record<string, string>, cors, auth };
+    return { configPath, graphs, env: parseEnv(readFileSync(envFile, 'utf8')) as Record<string, string>, cors, auth, store };
   } catch (err) {
     throw new Error(`${where}: env file ${envFile} cannot be read: ${oneLine(err)}`, { cause: err });
   }

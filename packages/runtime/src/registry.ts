@@ -141,7 +141,7 @@ async function loadModuleGraphs(modulePath: string): Promise<GraphDefinition[]> 
 export const TYPESCRIPT = /\.(ts|mts|cts|tsx)$/;
 let tsxRegistered = false;
 
-/** Lets `import()` load TypeScript, as `langgraph dev` does: tsx's loader, if installed (the runledger CLI brings it). */
+/** Lets `import()` load TypeScript, as `langgraph dev` does: tsx's loader, if installed (the runledger CLI brings it). `named` says what needs it. */
 export async function registerTypeScript(named: string): Promise<void> {
   if (tsxRegistered) return;
   let api: { register(): unknown };

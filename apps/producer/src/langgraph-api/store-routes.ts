@@ -1,4 +1,4 @@
-import { type Item, LedgerStore } from '@runledger/ledger';
+import { LedgerStore, type SearchItem } from '@runledger/ledger';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../http-errors';
@@ -27,7 +27,14 @@ function refuse(body: Record<string, unknown>, field: string, why: string): void
   const v = body[field];
   if (v !== undefined && v !== null && v !== false) throw new ApiError(422, 'unsupported', `body.${field} is not supported by Runledger's store: ${why}.`);
 }
-const NO_INDEX = 'it has no semantic index (langgraph.json `store.index` is not served)';
+const NO_INDEX = 'it has no semantic index (langgraph.json has no `store.index`)';
+/** A JSON path of the value to embed, as LangGraph's stores take them (`$`, `a.b`, `a[*].b`, `{a,b}`). */
+const FieldPath = z.string().min(1).max(500);
+/** `refresh_ttl` in a query string: LangGraph's true/false (also 1/0, yes/no). */
+const QueryBoolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'True', 'False'])
+  .transform((v) => ['true', '1', 'yes', 'True'].includes(v))
+  .optional();
 
 /** An item's key: any text but NUL (PostgreSQL text cannot hold it). */
 const Key = z
@@ -40,6 +47,11 @@ const PutItem = z.looseObject({
   namespace: Namespace.min(1, 'an item needs a namespace of at least one label'),
   key: Key,
   value: z.record(z.string(), z.unknown()),
+  index: z
+    .union([z.literal(false), z.array(FieldPath).min(1).max(50)])
+    .nullable()
+    .optional(),
+  ttl: z.number().positive().max(525_600_000).nullable().optional(),
 });
 const DeleteItem = z.looseObject({ namespace: Namespace.optional(), key: Key });
 const GetItem = z.looseObject({
@@ -49,12 +61,15 @@ const GetItem = z.looseObject({
     .regex(/^[^\0:]*$/, 'namespace labels cannot contain colons or NUL')
     .optional(),
   key: Key,
+  refresh_ttl: QueryBoolean,
 });
 const SearchItems = z.looseObject({
   namespace_prefix: Namespace,
   filter: z.record(z.string(), z.unknown()).nullable().optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   offset: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  query: z.string().max(10_000).nullable().optional(),
+  refresh_ttl: z.boolean().nullable().optional(),
 });
 const ListNamespaces = z.looseObject({
   prefix: Namespace.optional(),
@@ -74,13 +89,14 @@ async function checked<T>(call: Promise<T>): Promise<T> {
   }
 }
 
-/** An item as LangGraph's server sends it: snake_case times. */
-const itemView = (i: Item) => ({
+/** An item as LangGraph's server sends it: snake_case times; `score` in a search with a query, for an item with vectors. */
+const itemView = (i: SearchItem) => ({
   namespace: i.namespace,
   key: i.key,
   value: i.value,
   created_at: i.createdAt.toISOString(),
   updated_at: i.updatedAt.toISOString(),
+  ...(i.score === undefined ? {} : { score: i.score }),
 });
 
 /**
@@ -89,24 +105,24 @@ const itemView = (i: Item) => ({
  * read and write the same one (`getStore()`).
  */
 export async function storeRoutes(app: FastifyInstance, d: LangGraphDeps): Promise<void> {
-  const storeOf = (request: FastifyRequest) => new LedgerStore(d.ledger.pool, { tenant: admissionTenant(request) });
+  const storeOf = (request: FastifyRequest) => new LedgerStore(d.ledger.pool, { tenant: admissionTenant(request), index: d.store?.index, ttl: d.store?.ttl });
 
   app.put(
     '/store/items',
     { schema: { ...doc, summary: 'Put a store item', body: PutItem, response: { 204: z.null(), 422: ErrorBody } } },
     async (request, reply) => {
       const body = request.body as z.infer<typeof PutItem>;
-      refuse(body, 'index', NO_INDEX);
-      refuse(body, 'ttl', 'items do not expire');
+      if (!d.store?.index) refuse(body, 'index', NO_INDEX);
+      const { namespace, key, value, index, ttl } = body;
       const store = storeOf(request);
       const filters = authFiltersOf(request);
       if (filters) {
         // Custom auth: another user's item answers as a missing one; a write outside the filter is refused.
-        const current = await checked(store.get(body.namespace, body.key));
+        const current = await checked(store.getItem({ namespace, key, refreshTtl: false }));
         if (current && !storeMatches(filters, current.namespace, current.key, current.value)) throw new ApiError(404, 'not_found', 'Item not found.');
-        if (!storeMatches(filters, body.namespace, body.key, body.value)) throw new ApiError(403, 'forbidden', 'Not authorized.');
+        if (!storeMatches(filters, namespace, key, value)) throw new ApiError(403, 'forbidden', 'Not authorized.');
       }
-      await checked(store.put(body.namespace, body.key, body.value));
+      await checked(store.putItem({ namespace, key, value, index: index ?? undefined, ttl }));
       return reply.code(204).send();
     },
   );
@@ -114,7 +130,7 @@ export async function storeRoutes(app: FastifyInstance, d: LangGraphDeps): Promi
   app.get('/store/items', { schema: { ...doc, summary: 'Read a store item', querystring: GetItem } }, async (request) => {
     const q = request.query as z.infer<typeof GetItem>;
     const namespace = q.namespace ? q.namespace.split('.') : [];
-    const item = await checked(storeOf(request).get(namespace, q.key));
+    const item = await checked(storeOf(request).getItem({ namespace, key: q.key, refreshTtl: q.refresh_ttl }));
     if (item && !storeMatches(authFiltersOf(request), item.namespace, item.key, item.value)) throw new ApiError(404, 'not_found', 'Item not found.');
     return item ? itemView(item) : null;
   });
@@ -141,10 +157,20 @@ export async function storeRoutes(app: FastifyInstance, d: LangGraphDeps): Promi
     { schema: { ...doc, summary: 'Search store items', body: SearchItems, response: { 200: z.looseObject({ items: z.array(z.unknown()) }), 422: ErrorBody } } },
     async (request) => {
       const body = request.body as z.infer<typeof SearchItems>;
-      refuse(body, 'query', NO_INDEX);
+      if (!d.store?.index) refuse(body, 'query', NO_INDEX);
       const store = storeOf(request);
       const filters = authFiltersOf(request);
-      const page = (offset: number, limit: number) => checked(store.search(body.namespace_prefix, { filter: body.filter ?? undefined, limit, offset }));
+      const page = (offset: number, limit: number) =>
+        checked(
+          store.searchItems({
+            namespacePrefix: body.namespace_prefix,
+            filter: body.filter ?? undefined,
+            limit,
+            offset,
+            query: body.query ?? undefined,
+            refreshTtl: body.refresh_ttl,
+          }),
+        );
       const items = filters
         ? await filteredPage(page, (i) => storeMatches(filters, i.namespace, i.key, i.value), body.offset ?? 0, body.limit ?? 10)
         : await page(body.offset ?? 0, body.limit ?? 10);

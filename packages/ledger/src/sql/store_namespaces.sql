@@ -6,7 +6,7 @@
 -- Returns: rows of `namespace`, in order.
 SELECT DISTINCT CASE WHEN $4::int IS NULL THEN namespace ELSE namespace[1:$4::int] END AS namespace
   FROM store_items
- WHERE tenant = $1
+ WHERE tenant = $1 AND (expires_at IS NULL OR expires_at > clock_timestamp())
    AND ($2::text[] IS NULL OR (cardinality(namespace) >= cardinality($2::text[]) AND NOT EXISTS (
          SELECT 1 FROM generate_subscripts($2::text[], 1) AS i
           WHERE ($2::text[])[i] <> '*' AND namespace[i] <> ($2::text[])[i])))
