@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteDeps, StreamOptions } from '../options';
 import { assistantRoutes } from './assistant-routes';
 import { langGraphDeps } from './context';
+import { cronRoutes } from './cron-routes';
 import { metaRoutes } from './meta';
 import type { ThreadStateLimits } from './thread-state';
 
@@ -34,6 +35,7 @@ export async function langGraphApi(
   await app.register(assistantRoutes, d);
   await app.register(threadRoutes, d);
   await app.register(runRoutes, d);
+  await app.register(cronRoutes, d);
   await app.register(runStreamRoutes, d);
   await app.register(storeRoutes, d);
   await app.register(mcpRoutes, d);
