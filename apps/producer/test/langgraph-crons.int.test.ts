@@ -99,14 +99,22 @@ describe('LangGraph API through the SDK: crons', () => {
     const onThread = await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '*/2 * * * * *', input: { steps: 1 } });
 
     // The thread-less cron's firing is a run on a new thread tagged with its graph and assistant.
-    const [fresh] = await waitFor('a thread of a firing', async () => {
-      const found = await client.threads.search({ metadata: { assistant_id: assistant.assistant_id } });
-      return found.length ? found : undefined;
-    });
-    const [run] = await waitFor('its run', async () => {
-      const runs = await client.runs.list(fresh?.thread_id as string);
-      return runs.length ? runs : undefined;
-    });
+    const [fresh] = await waitFor(
+      'a thread of a firing',
+      async () => {
+        const found = await client.threads.search({ metadata: { assistant_id: assistant.assistant_id } });
+        return found.length ? found : undefined;
+      },
+      60_000,
+    );
+    const [run] = await waitFor(
+      'its run',
+      async () => {
+        const runs = await client.runs.list(fresh?.thread_id as string);
+        return runs.length ? runs : undefined;
+      },
+      60_000,
+    );
     const values = (await client.runs.join(fresh?.thread_id as string, run?.run_id as string)) as { done: number };
     expect(values).toMatchObject({ done: 2 });
     const done = await client.runs.get(fresh?.thread_id as string, run?.run_id as string);
@@ -120,7 +128,7 @@ describe('LangGraph API through the SDK: crons', () => {
     expect(firing.rows).toEqual([{ outcome: 'admitted', job_id: run?.run_id }]);
 
     // The thread cron's firings are runs of its thread, one after another (listed newest first).
-    const first = await waitFor('a run on the thread', async () => (await client.runs.list(thread.thread_id)).at(-1));
+    const first = await waitFor('a run on the thread', async () => (await client.runs.list(thread.thread_id)).at(-1), 60_000);
     await client.runs.join(thread.thread_id, first.run_id);
     expect(await client.runs.get(thread.thread_id, first.run_id)).toMatchObject({ status: 'success', metadata: { cronId: onThread.cron_id } });
     expect((await client.threads.get(thread.thread_id)).values).toMatchObject({ log: expect.arrayContaining(['step 1']) });
@@ -139,7 +147,7 @@ describe('LangGraph API through the SDK: crons', () => {
     ]);
     expect(later.rows[0].n).toBe(after.rows[0].n);
     expect(after.rows[0].n).toBeGreaterThanOrEqual(2);
-  });
+  }, 180_000);
 
   it('bad input is refused and writes nothing: unknown assistant or thread 404, bad schedule and unsupported fields 422, malformed body 400', async () => {
     const client = s.client();

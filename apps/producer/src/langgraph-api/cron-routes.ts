@@ -1,6 +1,8 @@
 import { type Cron, Crons, LedgerError } from '@runledger/ledger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { ApiError } from '../http-errors';
+import { ErrorBody } from '../schemas';
 import { tenantScope } from '../security';
 import { assistantIdOf } from './assistants';
 import type { LangGraphDeps } from './context';
@@ -10,6 +12,11 @@ import { cronView, selected } from './cron-views';
 import { ThreadParams } from './schemas';
 
 const doc = { tags: ['langgraph'] };
+
+// The documented answers: 400 a malformed body, 404 an unknown assistant, thread or cron, 422 a
+// bad schedule, input or config or a field Runledger cannot honour, 429 CRON_MAX_PER_TENANT.
+const CREATED = { 200: z.unknown(), 400: ErrorBody, 404: ErrorBody, 422: ErrorBody, 429: ErrorBody };
+const READ = { 200: z.unknown(), 400: ErrorBody, 422: ErrorBody };
 
 /** A cron search by metadata: the stored metadata is sealed when encryption is on, so it cannot be matched in SQL. */
 function refuseMetadataFilter(body: { metadata?: Record<string, unknown> }): void {
@@ -48,26 +55,38 @@ export async function cronRoutes(app: FastifyInstance, d: LangGraphDeps): Promis
     return reply.send(cronView(cron));
   };
 
-  app.post('/runs/crons', { schema: { ...doc, summary: 'Create a cron: each firing a run on a new thread', body: CronCreate } }, create(false));
+  app.post(
+    '/runs/crons',
+    { schema: { ...doc, summary: 'Create a cron: each firing a run on a new thread', body: CronCreate, response: CREATED } },
+    create(false),
+  );
   app.post(
     '/threads/:thread_id/runs/crons',
-    { schema: { ...doc, summary: 'Create a cron: each firing a run of this thread', params: ThreadParams, body: CronCreate } },
+    { schema: { ...doc, summary: 'Create a cron: each firing a run of this thread', params: ThreadParams, body: CronCreate, response: CREATED } },
     create(true),
   );
 
-  app.patch('/runs/crons/:cron_id', { schema: { ...doc, summary: 'Update a cron', params: CronIdParams, body: CronUpdate } }, async (request) => {
-    const current = await cronOf(request);
-    const patch = await cronPatch(d, request, current, (request.body ?? {}) as CronUpdate);
-    return cronView(await crons.update(current.cronId, patch, tenantScope(request)));
-  });
+  app.patch(
+    '/runs/crons/:cron_id',
+    { schema: { ...doc, summary: 'Update a cron', params: CronIdParams, body: CronUpdate, response: CREATED } },
+    async (request) => {
+      const current = await cronOf(request);
+      const patch = await cronPatch(d, request, current, (request.body ?? {}) as CronUpdate);
+      return cronView(await crons.update(current.cronId, patch, tenantScope(request)));
+    },
+  );
 
-  app.delete('/runs/crons/:cron_id', { schema: { ...doc, summary: 'Delete a cron (its runs stay)', params: CronIdParams } }, async (request, reply) => {
-    const cron = await cronOf(request);
-    await crons.remove(cron.cronId, tenantScope(request));
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/runs/crons/:cron_id',
+    { schema: { ...doc, summary: 'Delete a cron (its runs stay)', params: CronIdParams, response: { 204: z.null(), 404: ErrorBody } } },
+    async (request, reply) => {
+      const cron = await cronOf(request);
+      await crons.remove(cron.cronId, tenantScope(request));
+      return reply.code(204).send();
+    },
+  );
 
-  app.post('/runs/crons/search', { schema: { ...doc, summary: 'Search crons (default newest first)', body: CronSearch } }, async (request) => {
+  app.post('/runs/crons/search', { schema: { ...doc, summary: 'Search crons (default newest first)', body: CronSearch, response: READ } }, async (request) => {
     const q = (request.body ?? {}) as CronSearch;
     refuseMetadataFilter(q);
     const found = await crons.search({
@@ -84,7 +103,7 @@ export async function cronRoutes(app: FastifyInstance, d: LangGraphDeps): Promis
     return found.map((c) => selected(cronView(c), q.select));
   });
 
-  app.post('/runs/crons/count', { schema: { ...doc, summary: 'Count crons', body: CronCount } }, async (request) => {
+  app.post('/runs/crons/count', { schema: { ...doc, summary: 'Count crons', body: CronCount, response: READ } }, async (request) => {
     const q = (request.body ?? {}) as CronCount;
     refuseMetadataFilter(q);
     return crons.count({
