@@ -149,6 +149,25 @@ describe('LangGraph API through the SDK: crons', () => {
     expect(after.rows[0].n).toBeGreaterThanOrEqual(2);
   }, 180_000);
 
+  it('end_time stops the firings; CRON_MAX_PER_TENANT applies to SDK crons (429)', async () => {
+    const client = s.client();
+    const thread = await client.threads.create();
+    const endTime = new Date(Date.now() + 1_000).toISOString();
+    const c = await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '*/2 * * * * *', input: { steps: 1 }, endTime });
+    await new Promise((r) => setTimeout(r, 5_000));
+    // At most the one time before the end (every 2 s, ending 1 s after creation).
+    expect((await client.runs.list(thread.thread_id)).length).toBeLessThanOrEqual(1);
+    expect((await client.crons.search({ threadId: thread.thread_id }))[0]).toMatchObject({ cron_id: c.cron_id, next_run_date: null });
+    await client.crons.delete(c.cron_id);
+
+    const capped = await s.producer({ cronLimits: { maxPerTenant: 1, minIntervalMs: 1500 } });
+    const globex = capped.client(KEYS.globex);
+    const first = await globex.crons.create('echo', { schedule: '0 4 * * *', input: {} });
+    await expect(globex.crons.create('echo', { schedule: '0 5 * * *', input: {} })).rejects.toThrow(/HTTP 429.*CRON_MAX_PER_TENANT/);
+    expect(await globex.crons.count()).toBe(1);
+    await globex.crons.delete(first.cron_id);
+  });
+
   it('bad input is refused and writes nothing: unknown assistant or thread 404, bad schedule and unsupported fields 422, malformed body 400', async () => {
     const client = s.client();
     const before = await counts();
