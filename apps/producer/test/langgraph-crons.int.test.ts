@@ -6,7 +6,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test/support/db';
 import { CronTicker } from '../src/cron-ticker';
-import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
+import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
 
 let s: LangGraphStack;
 let ticker: CronTicker;
@@ -28,8 +28,8 @@ const counts = async () =>
   (await s.db.ledger.pool.query('SELECT (SELECT count(*) FROM crons)::int AS crons, (SELECT count(*) FROM langgraph_threads)::int AS threads')).rows[0];
 
 describe('LangGraph API through the SDK: crons', () => {
-  it('create, createForThread, search, count, update and delete; per tenant, and listed by /v1/crons', async () => {
-    const client = s.client();
+  it.each(SDKS)('create, createForThread, search, count, update and delete; per tenant, and listed by /v1/crons (SDK %s)', async (sdk) => {
+    const client = s.client(KEYS.acme, sdk);
     const assistant = await client.assistants.create({ graphId: 'echo', config: { configurable: { tone: 'dry' } } });
     const c = await client.crons.create(assistant.assistant_id, { schedule: '0 4 * * *', input: { steps: 1 }, metadata: { owner: 'a' } });
     expect(c).toMatchObject({
@@ -48,8 +48,10 @@ describe('LangGraph API through the SDK: crons', () => {
     expect(c.cron_id).toMatch(UUID);
     const thread = await client.threads.create();
     const end = '2099-01-01T00:00:00.000Z';
-    const t = await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '30 5 * * 1', input: { steps: 2 }, endTime: end });
-    expect(t).toMatchObject({ thread_id: thread.thread_id, end_time: end, schedule: '30 5 * * 1', on_run_completed: null });
+    const t = await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '30 5 * * 1', input: { steps: 2 } });
+    expect(t).toMatchObject({ thread_id: thread.thread_id, end_time: null, schedule: '30 5 * * 1', on_run_completed: null });
+    // SDK 2.0.0 sends end_time on update only.
+    expect(await client.crons.update(t.cron_id, { endTime: end })).toMatchObject({ end_time: end, next_run_date: nextUtc('30 5 * * 1') });
 
     expect((await client.crons.search()).map((x) => x.cron_id)).toEqual([t.cron_id, c.cron_id]);
     expect((await client.crons.search({ sortBy: 'created_at', sortOrder: 'asc' })).map((x) => x.cron_id)).toEqual([c.cron_id, t.cron_id]);
@@ -69,7 +71,7 @@ describe('LangGraph API through the SDK: crons', () => {
     expect(v1.crons.map((x) => x.cronId).sort()).toEqual([c.cron_id, t.cron_id].sort());
 
     // Another tenant sees none of them.
-    const other = s.client(KEYS.globex);
+    const other = s.client(KEYS.globex, sdk);
     expect(await other.crons.search()).toEqual([]);
     expect(await other.crons.count()).toBe(0);
     await expect(other.crons.delete(c.cron_id)).rejects.toThrow(/HTTP 404/);
@@ -170,6 +172,7 @@ describe('LangGraph API through the SDK: crons', () => {
 
   it('bad input is refused and writes nothing: unknown assistant or thread 404, bad schedule and unsupported fields 422, malformed body 400', async () => {
     const client = s.client();
+    const thread = await client.threads.create();
     const before = await counts();
     await expect(client.crons.create('no-such-assistant', { schedule: '0 4 * * *' })).rejects.toThrow(/HTTP 404.*Assistant not found/);
     await expect(client.crons.createForThread('00000000-0000-4000-8000-000000000000', 'echo', { schedule: '0 4 * * *', input: {} })).rejects.toThrow(
@@ -185,6 +188,16 @@ describe('LangGraph API through the SDK: crons', () => {
     await expect(client.crons.create('echo', { schedule: '0 4 * * *', input: {}, multitaskStrategy: 'reject' })).rejects.toThrow(
       /HTTP 422.*multitask_strategy/,
     );
+    // SDK 2.0.0 sends if_not_exists (1.15.0 does not).
+    const ifNotExists = await fetch(`${s.url}/threads/${thread.thread_id}/runs/crons`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.acme, 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'echo', schedule: '0 4 * * *', input: {}, if_not_exists: 'create' }),
+    });
+    expect([ifNotExists.status, ((await ifNotExists.json()) as { error: { message: string } }).error.message]).toEqual([
+      422,
+      expect.stringMatching(/if_not_exists/),
+    ]);
     await expect(client.crons.create('echo', { schedule: '0 4 * * *', input: {}, endTime: 'tomorrow' })).rejects.toThrow(/HTTP 400.*end_time/);
     await expect(client.crons.create('echo', { schedule: '0 4 * * *', input: { steps: 'many' } })).rejects.toThrow(/HTTP 422/);
     await expect(client.crons.search({ metadata: { owner: 'a' } })).rejects.toThrow(/HTTP 422.*metadata/);

@@ -20,6 +20,7 @@ function refuseUnsupported(body: Record<string, unknown>, threadless: boolean): 
   const strategy = body.multitask_strategy;
   if (strategy !== undefined && strategy !== null && strategy !== 'enqueue')
     throw unsupported('multitask_strategy', `a firing on a busy thread waits its turn (send "enqueue"), "${String(strategy)}" is not honoured`);
+  if (body.if_not_exists === 'create') throw unsupported('if_not_exists "create"', 'a cron names a thread that exists (create it first)');
   if (threadless && body.on_run_completed === 'delete') throw unsupported('on_run_completed "delete"', 'each firing\'s thread is kept (send "keep")');
 }
 
