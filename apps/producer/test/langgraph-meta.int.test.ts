@@ -31,7 +31,7 @@ describe('GET /info and GET /ok', () => {
       version: '0.1.0',
       langgraph_js_version: langgraph,
       context: 'js',
-      flags: { assistants: true, crons: false, langsmith: false, langsmith_tracing_replicas: true },
+      flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: true },
     });
     expect((await call(s.url, '/info', undefined)).status).toBe(401);
     const ok = await call(s.url, '/ok', undefined);

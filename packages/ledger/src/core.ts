@@ -20,6 +20,7 @@ export {
   type CronFiring,
   type CronOutcome,
   type CronPatch,
+  type CronSearch,
   Crons,
   type CronsOptions,
   cronFiringKey,

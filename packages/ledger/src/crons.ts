@@ -1,12 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { type CronOutcome, cronFiringKey, type Decision, decideFirings, dueTimes, type MissedPolicy, nextCronTime } from './cron-schedule';
+import { cronFiringKey, type Decision, decideFirings, dueTimes, nextCronTime } from './cron-schedule';
+
+export type { Cron, CronFiring, CronPatch, CronSearch, CronsOptions, FireOptions, NewCron } from './cron-types';
+
+import {
+  type Cron,
+  type CronFiring,
+  type CronPatch,
+  type CronSearch,
+  type CronsOptions,
+  type FireOptions,
+  MAX_REASON_CHARS,
+  type NewCron,
+  toCron,
+} from './cron-types';
 import { sealContext } from './crypto';
 import { type Queryable, wrapDbError } from './db';
 import { LedgerError } from './errors';
 import type { Ledger } from './ledger';
 import { json } from './ledger-core';
-import type { RateTake } from './rate-buckets';
 import { sql } from './sql';
 import { checkThreadKey, DEFAULT_TENANT } from './threads';
 import type { Job } from './types';
@@ -20,95 +33,6 @@ export {
   nextCronTime,
   shortestCronInterval,
 } from './cron-schedule';
-
-/** A cron definition as stored (`crons` row). */
-export interface Cron {
-  cronId: string;
-  tenant: string;
-  graph: string;
-  schedule: string;
-  timezone: string;
-  input: unknown;
-  /** null: each firing starts a new thread; else each firing is a turn of this thread. */
-  threadId: string | null;
-  metadata: Record<string, unknown>;
-  missed: MissedPolicy;
-  enabled: boolean;
-  nextFireAt: Date;
-  createdAt: Date;
-  updatedAt: Date;
-  /** The latest handled scheduled time, what became of it and why it failed (list only). */
-  lastScheduledAt?: Date | null;
-  lastOutcome?: CronOutcome | null;
-  lastReason?: string | null;
-}
-
-export interface CronFiring {
-  cronId: string;
-  scheduledAt: Date;
-  outcome: CronOutcome;
-  jobId: string | null;
-  /** Why a `failed` time was not admitted (the admission's refusal); null otherwise. */
-  reason: string | null;
-  recordedAt: Date;
-}
-
-export interface NewCron {
-  tenant?: string;
-  graph: string;
-  schedule: string;
-  /** IANA time zone the schedule is read in. Default UTC. */
-  timezone?: string;
-  input: unknown;
-  threadId?: string | null;
-  metadata?: Record<string, unknown>;
-  missed?: MissedPolicy;
-  enabled?: boolean;
-}
-
-export type CronPatch = Partial<Pick<NewCron, 'schedule' | 'timezone' | 'input' | 'missed' | 'enabled'>>;
-
-export interface CronsOptions {
-  /** Most crons one tenant may have; `create` beyond it throws LIMIT_REACHED. Default no cap (operator tools). */
-  maxPerTenant?: number;
-}
-
-export interface FireOptions {
-  /** How late a time may be handled and still count as on time. */
-  graceMs: number;
-  /** Most crons per pass. Default 50. */
-  limit?: number;
-  /** Charges one admission to the cron's tenant (its rate bucket); a refused take records the time as `failed`. Default none. */
-  charge?: (tenant: string) => Promise<RateTake>;
-}
-
-/** Longest `reason` stored for a failed time. */
-const MAX_REASON_CHARS = 500;
-
-function toCron(r: Record<string, unknown>): Cron {
-  return {
-    cronId: r.cron_id as string,
-    tenant: r.tenant as string,
-    graph: r.graph as string,
-    schedule: r.schedule as string,
-    timezone: r.timezone as string,
-    input: r.input ?? null,
-    threadId: (r.thread_id as string | null) ?? null,
-    metadata: (r.metadata as Record<string, unknown>) ?? {},
-    missed: r.missed as MissedPolicy,
-    enabled: r.enabled as boolean,
-    nextFireAt: r.next_fire_at as Date,
-    createdAt: r.created_at as Date,
-    updatedAt: r.updated_at as Date,
-    ...('last_outcome' in r
-      ? {
-          lastScheduledAt: (r.last_scheduled_at as Date | null) ?? null,
-          lastOutcome: (r.last_outcome as CronOutcome | null) ?? null,
-          lastReason: (r.last_reason as string | null) ?? null,
-        }
-      : {}),
-  };
-}
 
 /** One recorded time: its outcome, the job it admitted, why it failed. */
 interface Firing extends Decision {
@@ -178,6 +102,8 @@ export class Crons {
       def.enabled ?? true,
       next,
       cap,
+      def.assistantId ?? null,
+      def.endTime ?? null,
     ];
     const row = await this.ledger.inTransaction(async (client) => {
       await this.q('lock_tenant_crons', [tenant], client);
@@ -203,6 +129,21 @@ export class Crons {
     return this.opened(toCron(row));
   }
 
+  /** Crons matching `s` (default newest first, 10); with their input and metadata opened. */
+  async search(s: CronSearch = {}): Promise<Cron[]> {
+    const values = [...this.filter(s), Math.min(Math.max(s.limit ?? 10, 1), 1000), Math.max(s.offset ?? 0, 0), s.sortBy ?? 'created_at', s.sortOrder ?? 'desc'];
+    return (await this.q('search_crons', values)).rows.map((r) => this.opened(toCron(r)));
+  }
+
+  /** How many crons match the filters of `s`. */
+  async count(s: Omit<CronSearch, 'limit' | 'offset' | 'sortBy' | 'sortOrder'> = {}): Promise<number> {
+    return (await this.q('count_crons', this.filter(s))).rows[0].n as number;
+  }
+
+  private filter(s: CronSearch): unknown[] {
+    return [s.tenant ?? null, s.assistantId ?? null, s.threadId ?? null, s.enabled ?? null, s.assistantsOnly === true];
+  }
+
   /**
    * Changes a cron (throws like create). A new schedule or time zone, or enabling a disabled cron, restarts it from
    * now: times passed while it was off are neither fired nor recorded (it was off on purpose).
@@ -224,6 +165,9 @@ export class Crons {
       patch.missed ?? null,
       patch.enabled ?? null,
       next,
+      patch.metadata === undefined ? null : json(this.seal(patch.metadata, sealContext.cronMetadata(cronId))),
+      patch.endTime !== undefined,
+      patch.endTime ?? null,
     ];
     const row = (await this.q('update_cron', values)).rows[0];
     if (!row) throw new LedgerError('NOT_FOUND', `No cron ${cronId}.`);
@@ -281,7 +225,11 @@ export class Crons {
   /** Admits, records and advances one due cron; throws when an admission is refused (the caller rolls back to its savepoint). */
   private async fireOne(stored: Cron, now: Date, options: FireOptions, client: pg.PoolClient): Promise<Job[]> {
     const cron = this.opened(stored);
-    const { times, next } = dueTimes(cron, now);
+    const due = dueTimes(cron, now);
+    const end = cron.endTime;
+    // Times after the cron's end are not fired (nor recorded); its next time past the end is never due.
+    const times = end ? due.times.filter((t) => t.getTime() <= end.getTime()) : due.times;
+    const next = due.next;
     const firings: Firing[] = [];
     const admitted: Job[] = [];
     for (const d of decideFirings(times, now, options.graceMs, cron.missed)) {
@@ -300,7 +248,7 @@ export class Crons {
           tenant: cron.tenant,
           graph: cron.graph,
           input: cron.input,
-          threadId: cron.threadId ?? undefined,
+          threadId: cron.threadId ?? (cron.assistantId ? await this.newApiThread(cron, client) : undefined),
           idempotencyKey: cronFiringKey(cron.cronId, d.at),
           metadata: { ...cron.metadata, cronId: cron.cronId, scheduledAt: d.at.toISOString() },
         },
@@ -315,6 +263,17 @@ export class Crons {
   }
 
   /**
+   * A new LangGraph API thread for one firing of a thread-less LangGraph API cron, tagged with its
+   * graph and assistant as a run tags its thread; created in the firing's transaction (a refused
+   * firing rolls it back with its savepoint).
+   */
+  private async newApiThread(cron: Cron, client: pg.PoolClient): Promise<string> {
+    const threadId = randomUUID();
+    await this.q('create_thread', [threadId, cron.tenant, json({ graph_id: cron.graph, assistant_id: cron.assistantId })], client);
+    return threadId;
+  }
+
+  /**
    * Records a refused cron's due times as `failed` (missed ones stay `missed`) and advances it. A
    * schedule that no longer parses (a row written around the API) has no next time: its due
    * time is recorded as failed and the cron disabled, so it stops being due every pass.
@@ -326,7 +285,7 @@ export class Crons {
     } catch (err) {
       const why = reasonOf(err);
       await this.record(cron.cronId, [{ at: cron.nextFireAt, outcome: 'failed', jobId: null, reason: `${why} The cron was disabled.` }], client);
-      await this.q('update_cron', [cron.cronId, null, null, null, null, null, false, null], client);
+      await this.q('update_cron', [cron.cronId, null, null, null, null, null, false, null, null, false, null], client);
       return;
     }
     const firings = decideFirings(due.times, now, graceMs, cron.missed).map(

@@ -6,6 +6,7 @@ import type { RouteDeps, StreamOptions } from '../options';
 import { assistantRoutes } from './assistant-routes';
 import { customAuthHook } from './auth-hook';
 import { langGraphDeps } from './context';
+import { cronRoutes } from './cron-routes';
 import { metaRoutes } from './meta';
 import type { ThreadStateLimits } from './thread-state';
 
@@ -38,6 +39,7 @@ export async function langGraphApi(
   await app.register(assistantRoutes, d);
   await app.register(threadRoutes, d);
   await app.register(runRoutes, d);
+  await app.register(cronRoutes, d);
   await app.register(runStreamRoutes, d);
   await app.register(storeRoutes, d);
   await app.register(mcpRoutes, d);

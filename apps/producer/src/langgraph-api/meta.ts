@@ -16,14 +16,14 @@ function versionOf(read: () => string): string | undefined {
 /**
  * The server's description as LangGraph's JS server answers GET /info (agent-chat-ui calls it
  * on load to see that the server is up): Runledger's version, the LangGraph.js it runs, and which
- * features it serves. `crons` is false: Runledger's crons are under /v1/crons, not /runs/crons.
+ * features it serves (`crons`: /runs/crons, on the ledger's crons).
  */
 export function serverInfo() {
   return {
     version: versionOf(() => readFileSync(new URL('../../package.json', import.meta.url), 'utf8')),
     langgraph_js_version: versionOf(() => readFileSync(createRequire(import.meta.url).resolve('@langchain/langgraph/package.json'), 'utf8')),
     context: 'js',
-    flags: { assistants: true, crons: false, langsmith: false, langsmith_tracing_replicas: true },
+    flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: true },
   };
 }
 

@@ -70,7 +70,7 @@ async function cancelOpenRuns(d: LangGraphDeps, request: FastifyRequest, threadI
 }
 
 /** The stream request to store on the job: asked for by a streaming call (default `values`) or by `stream_mode`. */
-function streamRequest(body: RunCreate, streaming: boolean): { modes: StreamMode[]; subgraphs: boolean } | undefined {
+export function streamRequest(body: RunCreate, streaming: boolean): { modes: StreamMode[]; subgraphs: boolean } | undefined {
   const asked = body.stream_mode === undefined ? [] : [body.stream_mode].flat();
   if (!streaming && asked.length === 0) return undefined;
   return { modes: asked.length ? asked : ['values'], subgraphs: body.stream_subgraphs === true };
@@ -81,7 +81,7 @@ function streamRequest(body: RunCreate, streaming: boolean): { modes: StreamMode
  * node names checked; undefined when none. Config and context: LANGGRAPH_CONFIG's < the
  * assistant's (the version the run is pinned to) < the run's.
  */
-function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate, assistant: RunAssistant): RunRequest | undefined {
+export function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate, assistant: RunAssistant): RunRequest | undefined {
   const c = body.command ?? undefined;
   const goto = c?.goto === undefined ? undefined : ([c.goto].flat() as GotoTarget[]);
   const command = c && (c.update !== undefined || goto?.length) ? { update: c.update, goto } : undefined;

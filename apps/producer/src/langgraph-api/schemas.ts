@@ -157,13 +157,13 @@ export const StateUpdate = z.looseObject({
 });
 export type StateUpdate = z.infer<typeof StateUpdate>;
 
-const StreamMode = z.enum(STREAM_MODES);
+export const StreamMode = z.enum(STREAM_MODES);
 const NodeName = z.string().min(1).max(200);
 const GotoTarget = z.union([NodeName, z.looseObject({ node: NodeName, input: z.unknown() })]);
 /** Command.goto: a node, a Send ({ node, input }), or a list of them. */
 const Goto = z.union([GotoTarget, z.array(GotoTarget).max(100)]);
 /** interrupt_before / interrupt_after: node names, or "*" for every node. */
-const Breakpoints = z.union([z.literal('*'), z.array(NodeName).max(100)]);
+export const Breakpoints = z.union([z.literal('*'), z.array(NodeName).max(100)]);
 
 export const RunCreate = z.looseObject({
   assistant_id: z.string().min(1, 'assistant_id must not be empty').max(200),
