@@ -163,6 +163,16 @@ describe('on(…) handlers', () => {
     expect(await written()).toEqual(before);
   });
 
+  it('refuse crons when their handler returns a filter Runledger cannot apply, and write nothing', async () => {
+    const crons = async () => (await s.db.ledger.pool.query('SELECT count(*)::int AS n FROM crons')).rows[0].n;
+    const before = await crons();
+    const refused = alice().crons.create('whoami', { schedule: '0 0 * * *', input: {} });
+    await expect(refused).rejects.toMatchObject({ status: 403 });
+    await expect(refused).rejects.toThrow(/cannot apply to crons/);
+    expect(await statusOf(alice().crons.search({}))).toBe(403);
+    expect(await crons()).toBe(before);
+  });
+
   it("scope the store to the user's namespaces", async () => {
     await alice().store.putItem(['alice', 'prefs'], 'theme', { color: 'blue' });
     await bob().store.putItem(['bob'], 'theme', { color: 'red' });

@@ -8,7 +8,7 @@ import type { LangGraphDeps } from './context';
 interface RouteEvent {
   event: string;
   /** create: the handler may change body.metadata; search: the filter joins body.metadata; thread/run/assistant: the record must match. */
-  kind: 'create' | 'search' | 'create_run' | 'thread' | 'run' | 'assistant' | 'store';
+  kind: 'create' | 'search' | 'create_run' | 'thread' | 'run' | 'assistant' | 'store' | 'cron';
 }
 
 const RUN_CREATES = new Set(['/threads/:thread_id/runs', '/threads/:thread_id/runs/stream', '/threads/:thread_id/runs/wait']);
@@ -21,6 +21,9 @@ export function routeEvent(method: string, route: string): RouteEvent | undefine
   if (route === '/assistants' && method === 'POST') return { event: 'assistants:create', kind: 'create' };
   if (route === '/assistants/search' || route === '/assistants/count') return { event: 'assistants:search', kind: 'search' };
   if (route.startsWith('/assistants/:assistant_id')) return { event: `assistants:${route.endsWith('/latest') ? 'update' : verb(method)}`, kind: 'assistant' };
+  if (route === '/runs/crons' || route === '/threads/:thread_id/runs/crons') return { event: 'crons:create', kind: 'cron' };
+  if (route === '/runs/crons/search' || route === '/runs/crons/count') return { event: 'crons:search', kind: 'cron' };
+  if (route.startsWith('/runs/crons/')) return { event: `crons:${verb(method)}`, kind: 'cron' };
   if (route === '/threads' && method === 'POST') return { event: 'threads:create', kind: 'create' };
   if (route === '/threads/search' || route === '/threads/count') return { event: 'threads:search', kind: 'search' };
   if ((RUN_CREATES.has(route) || STATELESS_RUNS.has(route)) && method === 'POST') return { event: 'threads:create_run', kind: 'create_run' };
@@ -101,6 +104,13 @@ export function customAuthHook(d: LangGraphDeps) {
       body.metadata = value.metadata ?? {};
     if (request.routeOptions.url === '/threads/:thread_id/copy') return copyCheck(d, request, reply, filters);
     if (!filters) return undefined;
+    // Crons do not carry their owner's filter yet: refused rather than shown to every user of the tenant.
+    if (route.kind === 'cron')
+      throw new ApiError(
+        403,
+        'forbidden',
+        `The ${route.event} handler returned a filter, which Runledger cannot apply to crons yet: crons are refused under it.`,
+      );
     filtersByRequest.set(request, filters);
     const params = (request.params ?? {}) as { thread_id?: string; run_id?: string; assistant_id?: string };
     if (route.kind === 'search') {
