@@ -196,7 +196,12 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     this.emptyThread = options.emptyThread;
   }
 
-  /** Tags each checkpoint with the job that wrote it (metadata JOB_TAG, unseen by readers), so a rollback finds them. */
+  /**
+   * Tags each checkpoint with the job that wrote it (metadata JOB_TAG, unseen by readers), so a
+   * rollback finds them. As LangGraph's server, the run's `config.metadata` (a LangGraph API run's
+   * metadata) goes into the checkpoint's metadata under LangGraph's own keys, so the history can be
+   * filtered by it; not with sealed values, as checkpoint metadata is stored plain.
+   */
   override put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
@@ -204,7 +209,8 @@ export class FencedPostgresSaver extends OneStatementPostgresSaver {
     newVersions: Record<string, string | number>,
   ): Promise<RunnableConfig> {
     this.emptyThread = undefined;
-    return super.put(config, checkpoint, { ...metadata, [JOB_TAG]: this.fence.jobId } as CheckpointMetadata, newVersions);
+    const run = this.serde instanceof SealingSerializer ? {} : (config.metadata ?? {});
+    return super.put(config, checkpoint, { ...run, ...metadata, [JOB_TAG]: this.fence.jobId } as CheckpointMetadata, newVersions);
   }
 
   /** A put of this saver held its fence: the job is running under this token (or the lease is lost). */

@@ -20,11 +20,16 @@ export interface ThreadStateLimits {
 
 export const DEFAULT_THREAD_STATE_LIMITS: ThreadStateLimits = { maxBytes: 8 * 1024 * 1024, historyMaxBytes: 4 * 1024 * 1024 };
 
-/** A LangGraph API checkpoint reference of a snapshot config, named by the API's thread id (not the tenant's LangGraph one). */
+/**
+ * A LangGraph API checkpoint reference of a snapshot config, named by the API's thread id (not the
+ * tenant's LangGraph one); `checkpoint_map` null unless the config has one, as the Platform's, so a
+ * reference in a state equals the same checkpoint's in a `debug` stream.
+ */
 function checkpointOf(config: StateSnapshot['config'] | undefined, threadId: string) {
   const c = (config?.configurable ?? {}) as Record<string, unknown>;
   if (typeof c.checkpoint_id !== 'string') return null;
-  return { thread_id: threadId, checkpoint_ns: c.checkpoint_ns ?? '', checkpoint_id: c.checkpoint_id };
+  const map = c.checkpoint_map && typeof c.checkpoint_map === 'object' ? (c.checkpoint_map as Record<string, unknown>) : null;
+  return { thread_id: threadId, checkpoint_ns: (c.checkpoint_ns as string | undefined) ?? '', checkpoint_id: c.checkpoint_id, checkpoint_map: map };
 }
 
 const isSnapshot = (s: NonNullable<StateSnapshot['tasks'][number]['state']>): s is StateSnapshot => 'values' in s && 'next' in s;
