@@ -190,6 +190,20 @@ describe('with a worker process holding the key', () => {
     expect(state.statusCode).toBe(200);
     expect(JSON.stringify(state.json())).toContain(MARKER);
   });
+
+  it("leaves a LangGraph run's metadata out of its checkpoints' plain metadata (copied there only without a key)", async () => {
+    const run = await h.as(KEYS.acme, {
+      method: 'POST',
+      url: '/runs',
+      payload: { assistant_id: 'approval', input: { request: 'lg' }, metadata: { note: `${MARKER}-lg` } },
+    });
+    expect(run.statusCode).toBe(200);
+    const runId = run.json().run_id as string;
+    await waitFor('the run to park', async () => (await read(runId)).json().status === 'interrupted', 30_000);
+    const rows = await h.db.ledger.pool.query(`SELECT metadata::text AS m FROM checkpoints WHERE metadata->>'runledger_job' = $1`, [runId]);
+    expect(rows.rows.length).toBeGreaterThan(0);
+    expect(rows.rows.map((r) => r.m).join(' ')).not.toContain(MARKER);
+  });
 });
 
 describe.skipIf(backend !== 'redis')('Redis', () => {

@@ -1,5 +1,6 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Checkpoint, CheckpointMetadata, PendingWrite } from '@langchain/langgraph-checkpoint';
+import { SealingSerializer } from './checkpoint-serde';
 import { LeaseLostError } from './errors';
 import type { Ledger } from './ledger';
 import { JOB_TAG, type SaverOptions, ThreadSaver } from './thread-saver';
@@ -68,7 +69,12 @@ export class FencedPostgresSaver extends ThreadSaver {
     this.onCheckpoint = options.onCheckpoint;
   }
 
-  /** Tags each checkpoint with the job that wrote it (metadata JOB_TAG, unseen by readers), so a rollback finds them. */
+  /**
+   * Tags each checkpoint with the job that wrote it (metadata JOB_TAG, unseen by readers), so a
+   * rollback finds them. As LangGraph's server, the run's `config.metadata` (a LangGraph API run's
+   * metadata) goes into the checkpoint's metadata under LangGraph's own keys, so the history can be
+   * filtered by it; not with sealed values, as checkpoint metadata is stored plain.
+   */
   override put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
@@ -76,7 +82,8 @@ export class FencedPostgresSaver extends ThreadSaver {
     newVersions: Record<string, string | number>,
   ): Promise<RunnableConfig> {
     this.emptyThread = undefined;
-    const saved = super.put(config, checkpoint, { ...metadata, [JOB_TAG]: this.fence.jobId } as CheckpointMetadata, newVersions);
+    const run = this.serde instanceof SealingSerializer ? {} : (config.metadata ?? {});
+    const saved = super.put(config, checkpoint, { ...run, ...metadata, [JOB_TAG]: this.fence.jobId } as CheckpointMetadata, newVersions);
     if (!this.onCheckpoint) return saved;
     const heard = this.onCheckpoint;
     return saved.then((c) => {

@@ -100,8 +100,9 @@ export class StreamEventMapper {
       if (wants('messages')) out.push(...this.partialMessage(chunk as [{ id?: string; concat?: (o: unknown) => unknown }, unknown]));
       return out;
     }
-    if (mode === 'values' && wants('messages')) out.push(...this.completeMessages(chunk));
     if (wants(mode as StreamMode)) out.push({ event: name(mode), data: mode === 'debug' || mode === 'checkpoints' ? debugView(mode, chunk) : chunk });
+    // After the `values` event, as the reference server: a run's last event is its last message's `messages/complete`.
+    if (mode === 'values' && wants('messages')) out.push(...this.completeMessages(chunk));
     return out;
   }
 

@@ -151,7 +151,7 @@ export const StateUpdate = z.looseObject({
   as_node: z.string().min(1).max(200).optional(),
   checkpoint_id: z.string().min(1).max(200).optional(),
   checkpoint: z
-    .looseObject({ checkpoint_id: z.string().min(1).max(200).optional() })
+    .looseObject({ checkpoint_id: z.string().min(1).max(200).optional(), checkpoint_ns: z.string().max(200).nullish() })
     .nullable()
     .optional(),
 });

@@ -5,6 +5,7 @@ import { ApiError } from '../http-errors';
 import type { LangGraphDeps } from './context';
 import type { StateUpdate } from './schemas';
 import { threadConfigurable } from './thread-config';
+import { isUnknownSubgraph } from './thread-state';
 
 type Written = Promise<{ configurable?: Record<string, unknown> }>;
 
@@ -28,8 +29,10 @@ const REFUSED_UPDATE = new Set(['InvalidUpdateError', 'EmptyInputError']);
 export async function updateThreadState(d: LangGraphDeps, thread: LangGraphThread, graph: GraphDefinition, body: StateUpdate) {
   const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
   const from = body.checkpoint_id ?? body.checkpoint?.checkpoint_id;
+  // A subgraph's checkpoint (`checkpoint_ns`): LangGraph writes the update into that subgraph's state.
+  const ns = body.checkpoint?.checkpoint_ns ? { checkpoint_ns: body.checkpoint.checkpoint_ns } : {};
   // The thread's run config too: a graph factory builds the graph its runs had.
-  const config = { configurable: { ...(await threadConfigurable(d, thread)), thread_id, ...(from ? { checkpoint_id: from } : {}) } };
+  const config = { configurable: { ...(await threadConfigurable(d, thread)), thread_id, ...ns, ...(from ? { checkpoint_id: from } : {}) } };
   try {
     const written = await d.threads.writeState(thread.threadId, thread.tenant, d.schema, async (saver) => {
       const g = graph.build(saver) as unknown as UpdatableGraph;
@@ -51,6 +54,12 @@ export async function updateThreadState(d: LangGraphDeps, thread: LangGraphThrea
     return { checkpoint, configurable: checkpoint };
   } catch (err) {
     const name = (err as Error).name;
+    if (isUnknownSubgraph(err))
+      throw new ApiError(
+        422,
+        'invalid_update',
+        `body.checkpoint.checkpoint_ns names no subgraph of graph "${graph.name}": ${(err as Error).message}; nothing was written.`,
+      );
     if (REFUSED_UPDATE.has(name)) throw new ApiError(422, 'invalid_update', `LangGraph refused the update: ${(err as Error).message}`);
     // LangChain's message refers to the value it refused: the client gets the gist, never the content.
     if ((err as { lc_error_code?: string }).lc_error_code === 'MESSAGE_COERCION_FAILURE')

@@ -18,10 +18,9 @@ export interface ThreadFinder {
 
 type CheckpointRef = z.infer<typeof StateAtCheckpoint>['checkpoint'];
 
-/** The checkpoint id of a reference, refusing a subgraph's (checkpoint_ns), which Runledger does not address yet. */
-function checkpointIdOf(ref: CheckpointRef, field: string): string | undefined {
-  if (ref?.checkpoint_ns) throw new ApiError(422, 'unsupported', `${field}.checkpoint_ns (a subgraph checkpoint) is not supported by Runledger yet.`);
-  return ref?.checkpoint_id ?? undefined;
+/** A checkpoint reference's id and namespace (a subgraph's checkpoint: `checkpoint_ns`, as LangGraph addresses it). */
+function refOf(ref: CheckpointRef): { checkpointId?: string; checkpointNs?: string } {
+  return { checkpointId: ref?.checkpoint_id ?? undefined, checkpointNs: ref?.checkpoint_ns || undefined };
 }
 
 /**
@@ -36,12 +35,12 @@ export async function historyOf(
   graph: GraphDefinition | undefined,
   q: { limit?: number; before?: string; metadata?: Record<string, unknown>; checkpoint?: CheckpointRef },
 ) {
-  const checkpointId = checkpointIdOf(q.checkpoint, 'body.checkpoint');
+  const { checkpointId, checkpointNs } = refOf(q.checkpoint);
   const parts: string[] = [];
   let bytes = 0;
   let last: string | undefined;
   if (graph)
-    for await (const s of d.states.history(graph, thread, q.limit ?? 10, q.before, { metadata: q.metadata, checkpointId })) {
+    for await (const s of d.states.history(graph, thread, q.limit ?? 10, q.before, { metadata: q.metadata, checkpointId, checkpointNs })) {
       const view = threadStateView(s, thread.threadId);
       const text = serializeChunk(view);
       if (parts.length > 0 && bytes + Buffer.byteLength(text) > d.stateLimits.historyMaxBytes) {
@@ -58,11 +57,13 @@ export async function historyOf(
 
 /** A thread's state at one checkpoint (GET by id, POST by reference) and its history by GET. */
 export async function threadCheckpointRoutes(app: FastifyInstance, d: LangGraphDeps, find: ThreadFinder): Promise<void> {
-  const stateAt = async (request: FastifyRequest, checkpointId: string | undefined, subgraphs: boolean) => {
+  const stateAt = async (request: FastifyRequest, ref: { checkpointId?: string; checkpointNs?: string }, subgraphs: boolean) => {
     const thread = await find.thread(request);
     const graph = find.graph(thread);
-    const state = graph && checkpointId ? await d.states.at(graph, thread, checkpointId, subgraphs) : undefined;
-    if (!state) throw new ApiError(404, 'not_found', `Thread ${thread.threadId} has no checkpoint ${checkpointId ?? '(none named)'}.`);
+    const { checkpointId, checkpointNs } = ref;
+    const state = graph && (checkpointId || checkpointNs) ? await d.states.at(graph, thread, checkpointId, subgraphs, checkpointNs) : undefined;
+    const named = `${checkpointId ?? (checkpointNs ? '(newest)' : '(none named)')}${checkpointNs ? ` in namespace "${checkpointNs}"` : ''}`;
+    if (!state) throw new ApiError(404, 'not_found', `Thread ${thread.threadId} has no checkpoint ${named}.`);
     return threadStateView(state, thread.threadId);
   };
 
@@ -72,7 +73,7 @@ export async function threadCheckpointRoutes(app: FastifyInstance, d: LangGraphD
     async (request) => {
       const { checkpoint_id } = request.params as z.infer<typeof CheckpointParams>;
       const { subgraphs } = request.query as z.infer<typeof StateQuery>;
-      return stateAt(request, checkpoint_id, subgraphs === '1' || subgraphs === 'true');
+      return stateAt(request, { checkpointId: checkpoint_id }, subgraphs === '1' || subgraphs === 'true');
     },
   );
 
@@ -81,7 +82,7 @@ export async function threadCheckpointRoutes(app: FastifyInstance, d: LangGraphD
     { schema: { ...doc, summary: "A thread's state at the checkpoint named in the body", params: ThreadParams, body: StateAtCheckpoint } },
     async (request) => {
       const body = (request.body ?? {}) as z.infer<typeof StateAtCheckpoint>;
-      return stateAt(request, checkpointIdOf(body.checkpoint, 'body.checkpoint'), body.subgraphs === true);
+      return stateAt(request, refOf(body.checkpoint), body.subgraphs === true);
     },
   );
 

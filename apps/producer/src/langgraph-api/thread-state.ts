@@ -20,11 +20,38 @@ export interface ThreadStateLimits {
 
 export const DEFAULT_THREAD_STATE_LIMITS: ThreadStateLimits = { maxBytes: 8 * 1024 * 1024, historyMaxBytes: 4 * 1024 * 1024 };
 
-/** A LangGraph API checkpoint reference of a snapshot config, named by the API's thread id (not the tenant's LangGraph one). */
+/**
+ * A LangGraph API checkpoint reference of a snapshot config, named by the API's thread id (not the
+ * tenant's LangGraph one); `checkpoint_map` null unless the config has one, as the Platform's, so a
+ * reference in a state equals the same checkpoint's in a `debug` stream.
+ */
 function checkpointOf(config: StateSnapshot['config'] | undefined, threadId: string) {
   const c = (config?.configurable ?? {}) as Record<string, unknown>;
   if (typeof c.checkpoint_id !== 'string') return null;
-  return { thread_id: threadId, checkpoint_ns: c.checkpoint_ns ?? '', checkpoint_id: c.checkpoint_id };
+  const map = c.checkpoint_map && typeof c.checkpoint_map === 'object' ? (c.checkpoint_map as Record<string, unknown>) : null;
+  return { thread_id: threadId, checkpoint_ns: (c.checkpoint_ns as string | undefined) ?? '', checkpoint_id: c.checkpoint_id, checkpoint_map: map };
+}
+
+/**
+ * A subgraph task's checkpoint as LangGraph's server answers it: the task state's `configurable`
+ * (`thread_id`, `checkpoint_ns`, and `checkpoint_id` once the subgraph has one), named by the API's thread id.
+ */
+function taskCheckpointOf(config: StateSnapshot['config'], threadId: string) {
+  const c = (config?.configurable ?? {}) as Record<string, unknown>;
+  const keep = Object.fromEntries(['checkpoint_ns', 'checkpoint_id', 'checkpoint_map'].filter((k) => c[k] !== undefined).map((k) => [k, c[k]]));
+  return { ...keep, thread_id: threadId };
+}
+
+/** LangGraph's refusal of a `checkpoint_ns` naming no subgraph of the graph. */
+export const isUnknownSubgraph = (err: unknown) => err instanceof Error && /^Subgraph ".*" not found$/.test(err.message);
+
+/** A subgraph's history, empty when the graph has no such subgraph. */
+async function* knownSubgraph(pages: AsyncIterable<StateSnapshot>): AsyncGenerator<StateSnapshot> {
+  try {
+    yield* pages;
+  } catch (err) {
+    if (!isUnknownSubgraph(err)) throw err;
+  }
 }
 
 const isSnapshot = (s: NonNullable<StateSnapshot['tasks'][number]['state']>): s is StateSnapshot => 'values' in s && 'next' in s;
@@ -35,7 +62,16 @@ type CheckpointRef = ReturnType<typeof checkpointOf>;
 export interface ThreadStateView {
   values: unknown;
   next: string[];
-  tasks: Array<{ id: string; name: string; error: unknown; interrupts: unknown[]; checkpoint: CheckpointRef; state: ThreadStateView | null; result: unknown }>;
+  tasks: Array<{
+    id: string;
+    name: string;
+    path: unknown[];
+    error: unknown;
+    interrupts: unknown[];
+    checkpoint: Record<string, unknown> | null;
+    state: ThreadStateView | null;
+    result: unknown;
+  }>;
   checkpoint: CheckpointRef;
   parent_checkpoint: CheckpointRef;
   metadata: unknown;
@@ -51,9 +87,10 @@ export function threadStateView(s: StateSnapshot, threadId: string): ThreadState
       id: t.id,
       name: t.name,
       error: t.error ?? null,
+      path: [...(t.path ?? [])],
       interrupts: [...t.interrupts],
       // A subgraph task's state: its snapshot when read with `subgraphs`, else its checkpoint.
-      checkpoint: t.state && !isSnapshot(t.state) ? checkpointOf(t.state, threadId) : null,
+      checkpoint: t.state && !isSnapshot(t.state) ? taskCheckpointOf(t.state, threadId) : null,
       state: t.state && isSnapshot(t.state) ? threadStateView(t.state, threadId) : null,
       result: t.result ?? null,
     })),
@@ -105,17 +142,27 @@ export class ThreadStateReader {
     return this.graph(def).getState({ configurable: { thread_id: langGraphThreadId(thread.tenant, thread.threadId) } }, { subgraphs });
   }
 
-  /** The snapshot at one of the thread's checkpoints, or undefined when the thread has no such checkpoint. */
+  /**
+   * The snapshot at one of the thread's checkpoints (`checkpointNs`: a subgraph's, its newest
+   * without an id), or undefined when the thread has no such checkpoint or graph no such subgraph.
+   */
   async at(
     def: GraphDefinition,
     thread: Pick<LangGraphThread, 'tenant' | 'threadId'>,
-    checkpointId: string,
+    checkpointId: string | undefined,
     subgraphs = false,
+    checkpointNs = '',
   ): Promise<StateSnapshot | undefined> {
     const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
-    const s = await this.graph(def).getState({ configurable: { thread_id, checkpoint_id: checkpointId } }, { subgraphs });
-    // LangGraph answers an empty snapshot (no metadata) for a checkpoint it does not find.
-    return s.metadata === undefined ? undefined : s;
+    const configurable = { thread_id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}), ...(checkpointNs ? { checkpoint_ns: checkpointNs } : {}) };
+    try {
+      const s = await this.graph(def).getState({ configurable }, { subgraphs });
+      // LangGraph answers an empty snapshot (no metadata) for a checkpoint it does not find.
+      return s.metadata === undefined ? undefined : s;
+    } catch (err) {
+      if (isUnknownSubgraph(err)) return undefined;
+      throw err;
+    }
   }
 
   /**
@@ -129,19 +176,21 @@ export class ThreadStateReader {
     thread: Pick<LangGraphThread, 'tenant' | 'threadId'>,
     limit: number,
     beforeCheckpointId?: string,
-    filter: { metadata?: Record<string, unknown>; checkpointId?: string } = {},
+    filter: { metadata?: Record<string, unknown>; checkpointId?: string; checkpointNs?: string } = {},
   ): AsyncGenerator<StateSnapshot> {
     const thread_id = langGraphThreadId(thread.tenant, thread.threadId);
-    const config = { configurable: { thread_id, ...(filter.checkpointId ? { checkpoint_id: filter.checkpointId } : {}) } };
+    const ns = filter.checkpointNs ? { checkpoint_ns: filter.checkpointNs } : {};
+    const config = { configurable: { thread_id, ...ns, ...(filter.checkpointId ? { checkpoint_id: filter.checkpointId } : {}) } };
     let before = beforeCheckpointId;
     for (let left = limit, page = 1; left > 0; page = Math.min(page * 2, 64)) {
       const options = {
         limit: Math.min(page, left),
-        before: before ? { configurable: { thread_id, checkpoint_id: before } } : undefined,
+        before: before ? { configurable: { thread_id, ...ns, checkpoint_id: before } } : undefined,
         filter: filter.metadata,
       };
       let read = 0;
-      for await (const s of this.graph(def).getStateHistory(config, options)) {
+      const pages = this.graph(def).getStateHistory(config, options);
+      for await (const s of filter.checkpointNs ? knownSubgraph(pages) : pages) {
         read += 1;
         before = s.config?.configurable?.checkpoint_id as string | undefined;
         yield s;
