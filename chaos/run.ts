@@ -8,6 +8,7 @@
 //   npm run chaos -- --matrix --windows E,F   only those windows
 //   --out DIR                        where <seed>.json goes (default chaos/results)
 //   --redis-policy allkeys-lru       the Redis's maxmemory-policy (default noeviction); an evicting one drops deliveries under redis_oom
+//   --redis-oom N                    that many redis_oom faults instead of the mode's (short 0, default 32, long 60)
 //   --stop-at HH:MM                  (UTC) end the schedule then, or on SIGUSR2: settle, audit, write a result marked partial
 // Exits 1 when any invariant is violated (or any window's verdict fails), 2 on bad arguments.
 import path from 'node:path';
@@ -28,6 +29,7 @@ function parse() {
       cluster: { type: 'boolean', default: false },
       windows: { type: 'string' },
       'redis-policy': { type: 'string', default: 'noeviction' },
+      'redis-oom': { type: 'string' },
       'stop-at': { type: 'string' },
       out: { type: 'string', default: path.join(import.meta.dirname, 'results') },
     },
@@ -38,8 +40,11 @@ function parse() {
   const policy = REDIS_POLICIES.find((p) => p === values['redis-policy']);
   if (!policy) throw new Error(`--redis-policy takes one of ${REDIS_POLICIES.join(', ')}, got ${values['redis-policy']}`);
   if (values.cluster && policy !== 'noeviction') throw new Error('--redis-policy applies to the single Redis, not to --cluster');
+  const redisOom = values['redis-oom'] === undefined ? undefined : Number(values['redis-oom']);
+  if (redisOom !== undefined && !(Number.isInteger(redisOom) && redisOom >= 0)) throw new Error(`--redis-oom takes a count, got ${values['redis-oom']}`);
+  if (redisOom && values.cluster) throw new Error('--redis-oom applies to the single Redis, not to --cluster');
   if (values['stop-at'] !== undefined && !/^\d{2}:\d{2}$/.test(values['stop-at'])) throw new Error(`--stop-at takes HH:MM (UTC), got ${values['stop-at']}`);
-  return { ...values, seed, policy };
+  return { ...values, seed, policy, redisOom };
 }
 
 async function main(): Promise<number> {
@@ -58,7 +63,8 @@ async function main(): Promise<number> {
   for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => process.exit(130));
 
   if (args.matrix) return runMatrix(args.out, cleanup, args.windows?.split(','));
-  const mode = args.long ? MODES.long : args.short ? MODES.short : MODES.default;
+  const chosen = args.long ? MODES.long : args.short ? MODES.short : MODES.default;
+  const mode = args.redisOom === undefined ? chosen : { ...chosen, faults: { ...chosen.faults, redis_oom: args.redisOom } };
   const stop: StopRequest = {};
   process.on('SIGUSR2', () => {
     stop.reason ??= 'SIGUSR2';
