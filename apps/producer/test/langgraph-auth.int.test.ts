@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { loadCustomAuth, loadGraphs } from '@runledger/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYS, type LangGraphStack, startLangGraphStack } from './langgraph-stack';
+import { KEYS, type LangGraphStack, startLangGraphStack, statusOf } from './langgraph-stack';
 
 const config = path.join(import.meta.dirname, 'fixtures/auth-project/langgraph.json');
 
@@ -23,16 +23,6 @@ const as = (token?: string) =>
   new Client({ apiUrl: s.url, defaultHeaders: token ? { Authorization: `Bearer ${token}` } : {}, callerOptions: { maxRetries: 0 } });
 const alice = () => as('token-alice');
 const bob = () => as('token-bob');
-
-/** The HTTP status of a refused SDK call (undefined when it succeeded). */
-async function statusOf(call: Promise<unknown>): Promise<number | undefined> {
-  try {
-    await call;
-    return undefined;
-  } catch (err) {
-    return (err as { status?: number }).status;
-  }
-}
 
 /** Rows the LangGraph API wrote, read straight from the ledger. */
 async function written(): Promise<{ threads: number; assistants: number; jobs: number; items: number }> {

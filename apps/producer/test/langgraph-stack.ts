@@ -15,6 +15,16 @@ import { buildApp } from '../src/app';
 export const SDKS = ['1.15.0', '2.0.0'] as const;
 export type SdkVersion = (typeof SDKS)[number];
 
+/** The HTTP status of a refused SDK call (undefined when it succeeded). */
+export async function statusOf(call: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await call;
+    return undefined;
+  } catch (err) {
+    return (err as { status?: number }).status;
+  }
+}
+
 export const KEYS = { acme: 'acme-key-0123456789abcdef01', globex: 'globex-key-0123456789abcdef0' };
 
 /** A listening producer with tenant keys, a real queue, and real worker processes on one test schema. */

@@ -7,7 +7,7 @@ import { LeaseLostError, LedgerStore } from '@runledger/ledger';
 import { loadGraphs } from '@runledger/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backdateLease, sleep } from '../../../test/support/db';
-import { KEYS, type LangGraphStack, SDKS, startLangGraphStack } from './langgraph-stack';
+import { KEYS, type LangGraphStack, SDKS, startLangGraphStack, statusOf } from './langgraph-stack';
 
 const config = path.join(import.meta.dirname, 'fixtures/store-project/langgraph.json');
 
@@ -17,16 +17,6 @@ beforeAll(async () => {
   s.worker('lg-store-w1', { RUNLEDGER_CONFIG: config });
 });
 afterAll(() => s?.close());
-
-/** The HTTP status of a refused SDK call. */
-async function statusOf(call: Promise<unknown>): Promise<number | undefined> {
-  try {
-    await call;
-    return undefined;
-  } catch (err) {
-    return (err as { status?: number }).status;
-  }
-}
 
 describe.each(SDKS)('the store through the SDK (SDK %s)', (sdk) => {
   const ns = (...labels: string[]) => [`sdk${sdk.replace(/\W/g, '')}`, ...labels];
