@@ -131,8 +131,13 @@ describe('cron firings spend the tenant rate bucket', () => {
     const g = await outcomes('globex');
     expect(g.length).toBeGreaterThanOrEqual(3);
     expect(g.filter((r) => r.outcome === 'admitted').length).toBeGreaterThanOrEqual(g.length - 1);
-    // The bucket is the one acme's requests spend: it is empty now.
-    const request = await s.call(KEYS.acme, 'GET', `/v1/crons?limit=1`);
-    expect(request.status).toBe(429);
+    // The bucket is the one acme's requests spend: its crons keep it empty (ten firings a second
+    // against one token a second), so of a few requests one is refused, however slow the machine.
+    const statuses: number[] = [];
+    for (let i = 0; i < 5 && !statuses.includes(429); i++) {
+      statuses.push((await s.call(KEYS.acme, 'GET', `/v1/crons?limit=1`)).status);
+      await sleep(150);
+    }
+    expect(statuses).toContain(429);
   });
 });
