@@ -8,6 +8,7 @@ import {
   type GraphRegistry,
   invokeOptionsOf,
   type RunContext,
+  type RunLedger,
   type RunnableGraph,
   runRequestOf,
   type StoreConfig,
@@ -236,7 +237,7 @@ async function runClaimed(deps: ExecuteDeps, claimed: Claimed, signal: AbortSign
   log('info', `decision: ${decision.action}`);
   if (claimed.started && decision.action !== 'start') log('error', `the claim recorded started but the decision is ${decision.action}`);
   try {
-    const applied = await applyDecision(deps, job, decision, graph.getState.bind(graph), claimed.started);
+    const applied = await applyDecision(deps, job, decision, graph.getState.bind(graph), claimed.started, runLedger);
     if ('done' in applied) return applied.done;
     // A fork starts at the checkpoint it asked for until it has one of its own (then it resumes from its newest).
     if (decision.action === 'start' || decision.action === 'replay') Object.assign(config.configurable, forkOf(runRequestOf(job.metadata)));
@@ -261,10 +262,11 @@ async function applyDecision(
   d: Decision,
   getState: RunnableGraph['getState'],
   startRecorded: boolean,
+  /** The attempt's RunLedger: its decision events are heard by the delivery's observer too. */
+  events: RunLedger,
 ): Promise<{ input: unknown } | { done: DeliveryOutcome }> {
   const { ledger } = deps;
   const { jobId, fencingToken: token } = job;
-  const events = runLedgerFor(ledger, deps.observer ?? UNOBSERVED);
   switch (d.action) {
     case 'start':
       if (!startRecorded) await events.appendEvent(jobId, token, 'started', {});
