@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { ErrorBody } from '../schemas';
 import { admissionTenant } from '../security';
+import type { AuthFilters } from './auth-filters';
 import { authFiltersOf } from './auth-hook';
 import type { LangGraphDeps } from './context';
 import { filteredPage, storeMatches } from './store-auth';
@@ -100,6 +101,17 @@ const itemView = (i: SearchItem) => ({
 });
 
 /**
+ * Custom auth before a put or delete: another user's item answers as a missing one (404); a write
+ * outside the handler's filter is refused (403). Without a filter, anything goes.
+ */
+async function mayWrite(store: LedgerStore, filters: AuthFilters | undefined, namespace: string[], key: string, value?: Record<string, unknown>) {
+  if (!filters) return;
+  const current = await checked(store.getItem({ namespace, key, refreshTtl: false }));
+  if (current && !storeMatches(filters, current.namespace, current.key, current.value)) throw new ApiError(404, 'not_found', 'Item not found.');
+  if (!storeMatches(filters, namespace, key, value)) throw new ApiError(403, 'forbidden', 'Not authorized.');
+}
+
+/**
  * The store (long-term memory) at the paths `client.store` calls: items by namespace and key,
  * search under a namespace prefix, namespaces. Each tenant has its own store; graphs of its runs
  * read and write the same one (`getStore()`).
@@ -115,13 +127,7 @@ export async function storeRoutes(app: FastifyInstance, d: LangGraphDeps): Promi
       if (!d.store?.index) refuse(body, 'index', NO_INDEX);
       const { namespace, key, value, index, ttl } = body;
       const store = storeOf(request);
-      const filters = authFiltersOf(request);
-      if (filters) {
-        // Custom auth: another user's item answers as a missing one; a write outside the filter is refused.
-        const current = await checked(store.getItem({ namespace, key, refreshTtl: false }));
-        if (current && !storeMatches(filters, current.namespace, current.key, current.value)) throw new ApiError(404, 'not_found', 'Item not found.');
-        if (!storeMatches(filters, namespace, key, value)) throw new ApiError(403, 'forbidden', 'Not authorized.');
-      }
+      await mayWrite(store, authFiltersOf(request), namespace, key, value);
       await checked(store.putItem({ namespace, key, value, index: index ?? undefined, ttl }));
       return reply.code(204).send();
     },
@@ -141,12 +147,7 @@ export async function storeRoutes(app: FastifyInstance, d: LangGraphDeps): Promi
     async (request, reply) => {
       const body = request.body as z.infer<typeof DeleteItem>;
       const store = storeOf(request);
-      const filters = authFiltersOf(request);
-      if (filters) {
-        const current = await checked(store.get(body.namespace ?? [], body.key));
-        if (current && !storeMatches(filters, current.namespace, current.key, current.value)) throw new ApiError(404, 'not_found', 'Item not found.');
-        if (!storeMatches(filters, body.namespace ?? [], body.key)) throw new ApiError(403, 'forbidden', 'Not authorized.');
-      }
+      await mayWrite(store, authFiltersOf(request), body.namespace ?? [], body.key);
       await checked(store.delete(body.namespace ?? [], body.key));
       return reply.code(204).send();
     },
