@@ -98,20 +98,23 @@ describe.each(backends)('crash windows on the %s queue backend', (backend) => {
   });
 
   it('L: SIGTERM mid-run drains at a step boundary and hands over without waiting for the TTL', async () => {
-    const a = worker('a-L');
-    // Long enough (9 s) that B's start-up on a loaded machine still lands mid-run.
+    // Both workers are up before the job exists, so a slow start-up on a loaded machine cannot
+    // let the job finish before the drain; the one that claims it is stopped, the other takes over.
+    const workers = { 'a-L': worker('a-L'), 'b-L': worker('b-L') };
+    await waitFor('both workers to start', async () => Object.values(workers).every((w) => w.output().includes('worker started')), 30_000);
     const job = await submit(db.ledger, q, { graph: 'echo', input: { steps: 6, sleepMs: 1_500, traceNodes: true } });
     await waitForEvent(db.ledger, job.jobId, 'step1 entered', (e) => e.type === 'node_entered');
-    const b = worker('b-L');
-    await waitFor('B to start', async () => b.output().includes('worker started'));
+    const holder = (await db.ledger.events(job.jobId)).find((e) => e.type === 'claimed')!.workerId;
+    const [a, successor] = holder === 'a-L' ? [workers['a-L'], 'b-L'] : [workers['b-L'], 'a-L'];
     a.kill('SIGTERM');
     expect(await a.exited).toBe(0);
     const done = await waitForStatus(db.ledger, job.jobId, ['completed', 'failed']);
     expect(done.status).toBe('completed');
     const events = await db.ledger.events(job.jobId);
     const released = events.find((e) => e.type === 'recovery_required' && e.detail.reason === 'drained');
-    const reclaimed = events.find((e) => e.type === 'claimed' && e.workerId === 'b-L');
-    if (!released || !reclaimed) throw new Error(`no drained hand-over in ${events.map((e) => e.type).join(',')}`);
+    const reclaimed = events.find((e) => e.type === 'claimed' && e.workerId === successor);
+    if (!released || !reclaimed)
+      throw new Error(`no drained hand-over in ${events.map((e) => `${e.type}:${e.workerId}:${JSON.stringify(e.detail)}`).join(', ')}`);
     expect(reclaimed.at.getTime() - released.at.getTime()).toBeLessThan(2_000);
     // The step in flight finished before the drain: nothing ran twice.
     expect(await nodeEntries(db.ledger, job.jobId)).toEqual({ step1: 1, step2: 1, step3: 1, step4: 1, step5: 1, step6: 1 });
