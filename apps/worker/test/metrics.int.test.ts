@@ -65,7 +65,8 @@ async function startWorker(ledger: Ledger, db: TestDb, q: ReturnType<typeof queu
 let db: TestDb;
 let q: ReturnType<typeof queueConfigFor>;
 beforeAll(async () => {
-  db = await testDb('worker_metrics', { leaseTtlMs: 1_000 });
+  // 3 s, not 1 s: on a loaded machine a 1 s lease ran out between heartbeats and a run counted two attempts.
+  db = await testDb('worker_metrics', { leaseTtlMs: 3_000 });
   q = queueConfigFor(backend, db.url, db.schema, inject('redisUrl'));
 });
 afterAll(() => db?.close());

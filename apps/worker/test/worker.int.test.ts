@@ -46,10 +46,13 @@ describe.each(backends)('worker on the %s queue backend', (backend) => {
     const state = await graph.getState({ configurable: { thread_id: job.threadId } });
     expect(state.next).toEqual([]);
     expect(done.result).toEqual(JSON.parse(JSON.stringify(state.values)));
-    const types = (await db.ledger.events(job.jobId)).map((e) => e.type);
+    const events = await db.ledger.events(job.jobId);
     // `enqueued` is recorded after the queue add, so a quick worker may claim before it.
-    expect(types.filter((t) => t !== 'enqueued')).toEqual(['accepted', 'claimed', 'started', 'checkpointed', 'completed']);
-    expect(types.filter((t) => t === 'enqueued')).toHaveLength(1);
+    expect(events.map((e) => e.type).filter((t) => t !== 'enqueued')).toEqual(['accepted', 'claimed', 'started', 'checkpointed', 'completed']);
+    // One first hand-over (its delivery id is the job id). On a loaded machine the claim can come
+    // after the 1 s redelivery grace, and the reconciler's redelivery adds an event of its own.
+    const firstHandOvers = events.filter((e) => e.type === 'enqueued' && e.detail.deliveryId === job.jobId);
+    expect(firstHandOvers).toHaveLength(1);
   });
 
   it('records a vacation agent’s result exactly as its saved final state (messages included)', async () => {
