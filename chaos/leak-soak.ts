@@ -6,6 +6,7 @@
 // every 30 s while PostgreSQL is restarted `--pg-restarts` times mid-step: it must complete once,
 // every step entered once, on its first attempt.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
@@ -187,9 +188,7 @@ try {
   await sample();
   const report = [
     `npm run soak -- --minutes ${minutes} --long-run-minutes ${longRunMinutes} --pg-restarts ${pgRestarts} --rate ${ratePerS}`,
-    `${new Date(started).toISOString()} → ${new Date().toISOString()}, ${submitted} jobs submitted, ${refused} refused, load average at the end ${(
-      await import('node:os')
-    )
+    `${new Date(started).toISOString()} → ${new Date().toISOString()}, ${submitted} jobs submitted, ${refused} refused, load average at the end ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
@@ -204,5 +203,4 @@ try {
   await stack.close();
   await pg.remove();
   await redis.stop();
-  cleanup();
 }
