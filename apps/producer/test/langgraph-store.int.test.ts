@@ -1,20 +1,23 @@
 // The store (long-term memory) driven by the official SDK's `client.store` against a real producer
 // and PostgreSQL: items, search, namespaces, refusals, tenants; a graph run on a real worker
 // process writes the tenant's store through `config.store` (not the InMemoryStore it was compiled
-// with); and a write whose fence no longer holds changes nothing.
+// with); a write whose fence no longer holds changes nothing; and a worker process whose lease ran
+// out mid-run writes nothing more, while the worker that recovers the run loses no item.
 import path from 'node:path';
 import { LeaseLostError, LedgerStore } from '@runledger/ledger';
 import { loadGraphs } from '@runledger/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backdateLease, sleep } from '../../../test/support/db';
+import type { Proc } from '../../../test/support/stack';
 import { KEYS, type LangGraphStack, SDKS, startLangGraphStack, statusOf } from './langgraph-stack';
 
 const config = path.join(import.meta.dirname, 'fixtures/store-project/langgraph.json');
 
 let s: LangGraphStack;
+let w1: Proc;
 beforeAll(async () => {
   s = await startLangGraphStack('lg_store', { graphs: await loadGraphs({ configPath: config, env: {}, notice: () => {} }) });
-  s.worker('lg-store-w1', { RUNLEDGER_CONFIG: config });
+  w1 = s.worker('lg-store-w1', { RUNLEDGER_CONFIG: config });
 });
 afterAll(() => s?.close());
 
@@ -117,4 +120,35 @@ describe('a graph on the store', () => {
     const api = new LedgerStore(s.db.ledger.pool, { tenant: 'acme' });
     expect((await api.search(['fenced'])).map((i) => i.key)).toEqual(['while-held']);
   });
+});
+
+describe('a worker whose lease ran out mid-run', () => {
+  it('writes nothing more, and the worker that recovers the run loses no item', async () => {
+    w1.kill('SIGTERM');
+    await w1.exited;
+    // A long lease, so the worker believes it still holds the job when the database says it does not.
+    const a = s.worker('lg-store-a', { RUNLEDGER_CONFIG: config, LEASE_TTL_MS: '60000' });
+    const client = s.client(KEYS.acme);
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'journal', { input: { user: 'kim', waitMs: 3_000 } });
+    const item = (key: string) => client.store.getItem(['journal', 'kim'], key);
+    for (let i = 0; !(await item('first')) && i < 400; i += 1) await sleep(50);
+    expect((await item('first'))?.value).toEqual({ by: 'lg-store-a' });
+    await backdateLease(s.db.ledger.pool, run.run_id);
+    for (let i = 0; !a.output().includes('lease lost') && i < 400; i += 1) await sleep(50);
+    expect(a.output()).toContain('lease lost');
+    expect(await item('second')).toBeNull();
+    a.kill('SIGKILL');
+    await a.exited;
+    // The recovered job may have gone back to the same worker before its death, under a 60 s lease.
+    await backdateLease(s.db.ledger.pool, run.run_id);
+    s.worker('lg-store-b', { RUNLEDGER_CONFIG: config });
+    await client.runs.join(thread.thread_id, run.run_id);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+    expect((await item('second'))?.value).toEqual({ by: 'lg-store-b' });
+    expect((await item('first'))?.value).toEqual({ by: 'lg-store-a' });
+    const job = (await s.db.ledger.pool.query('SELECT status, attempt FROM jobs WHERE job_id = $1', [run.run_id])).rows[0];
+    expect(job.status).toBe('completed');
+    expect(job.attempt).toBeGreaterThanOrEqual(2);
+  }, 120_000);
 });
