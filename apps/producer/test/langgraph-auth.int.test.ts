@@ -106,6 +106,13 @@ describe('on(…) handlers', () => {
     expect(await statusOf(b.runs.get(mine.thread_id, aliceRun?.run_id ?? ''))).toBe(404);
     expect(await statusOf(b.runs.join(mine.thread_id, aliceRun?.run_id ?? ''))).toBe(404);
     expect(await statusOf(b.runs.cancel(mine.thread_id, aliceRun?.run_id ?? ''))).toBe(404);
+    // Joining its stream is refused in the stream, as LangGraph's server refuses it: one error event, nothing of the run.
+    const refused = { event: 'error', data: { error: 'Error', message: `404: Thread ${mine.thread_id} not found` } };
+    for (const joined of [b.runs.joinStream(mine.thread_id, aliceRun?.run_id ?? ''), b.runs.joinStream(null, aliceRun?.run_id ?? '', { lastEventId: '-1' })]) {
+      const parts: unknown[] = [];
+      for await (const part of joined) parts.push(part);
+      expect(parts).toEqual([refused]);
+    }
     expect(await statusOf(b.runs.create(mine.thread_id, 'whoami', { input: {} }))).toBe(404);
     expect(await statusOf(b.assistants.get(assistant.assistant_id))).toBe(404);
     expect(await statusOf(b.assistants.update(assistant.assistant_id, { metadata: { hijacked: true } }))).toBe(404);

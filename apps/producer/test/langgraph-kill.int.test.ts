@@ -43,13 +43,14 @@ describe('LangGraph API through the SDK: a worker killed mid-stream', () => {
     const restart = metadata[1]?.i as number;
     expect(restart).toBeGreaterThanOrEqual(killedAfter);
 
-    // Ids strictly rising over both attempts, up to the last chunk (no trailing event).
+    // Ids counted from 0, rising strictly over both attempts (attempt 2 skips one number), up to the last chunk (no trailing event).
     expect(parts.at(-1)?.event).toBe('values');
     const ids = parts.map((p) => Number(p.id));
-    expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] as number))).toBe(true);
+    expect(ids.every((id, i) => id === (i === 0 ? 0 : (ids[i - 1] as number) + (i === restart ? 2 : 1)))).toBe(true);
     // Every event after the second metadata was written by attempt 2 (the log records each chunk's attempt).
     const after = ids.slice(restart);
-    const rows = await s.db.ledger.pool.query('SELECT event_id, attempt FROM run_stream_events WHERE event_id = ANY ($1::bigint[])', [after]);
+    const runId = (parts[0]?.data as { run_id?: string } | undefined)?.run_id;
+    const rows = await s.db.ledger.pool.query('SELECT attempt FROM run_stream_events WHERE job_id = $1 AND seq = ANY ($2::int[]) ORDER BY seq', [runId, after]);
     expect(rows.rows.map((r) => r.attempt)).toEqual(after.map(() => 2));
 
     // Attempt 2 streamed the whole reply again; the run ends with its final values.

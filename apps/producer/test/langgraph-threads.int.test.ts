@@ -144,7 +144,7 @@ describe.each(SDKS)('LangGraph API through the SDK: assistants, threads, interru
       [`/threads/${thread.thread_id}/runs/wait`, { assistant_id: 42 }, 400, 'invalid_request'],
       [`/threads/${thread.thread_id}/runs`, { assistant_id: 'chat', input: { messages: 'x' }, checkpoint_id: 'x' }, 404, 'not_found'],
       [`/threads/${thread.thread_id}/runs`, { assistant_id: 'chat', input: { messages: 'x' }, webhook: 'http://x' }, 422, 'invalid_webhook'], // webhooks off: no allowed host
-      [`/threads/${thread.thread_id}/runs`, { assistant_id: 'chat', input: { messages: 'x' }, interrupt_before: ['nowhere'] }, 422, 'invalid_request'],
+      [`/threads/${thread.thread_id}/runs`, { assistant_id: 'chat', input: { messages: 'x' }, command: { goto: 'nowhere' } }, 422, 'invalid_request'],
       [`/threads/${randomUUID()}/runs/stream`, { assistant_id: 'chat', input: { messages: 'x' } }, 404, 'not_found'],
       ['/runs/stream', { assistant_id: 'echo', input: { steps: 'many' } }, 422, 'invalid_input'],
     ];

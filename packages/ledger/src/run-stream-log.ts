@@ -5,7 +5,7 @@ import type { JobStatus } from './states';
 
 /** One chunk of a run's stream as the SSE endpoints replay it. */
 export interface StreamEvent {
-  /** Rises strictly within a run, in commit order (the SSE `id`). */
+  /** The chunk's number within its run: 0 for the first, then one more for each, in commit order (the SSE `id`). */
   id: number;
   attempt: number;
   event: string;
@@ -21,7 +21,7 @@ const sealContextOf = sealContext.streamData;
  */
 export class RunStreamLog extends LedgerCore {
   /**
-   * Appends chunks in order for the lease holder `token`; returns their ids. Throws
+   * Appends chunks in order for the lease holder `token`, numbered on from the run's last; returns their ids. Throws
    * LeaseLostError (and writes nothing) when the token is stale or the job left starting/running.
    */
   async append(jobId: string, token: number, chunks: ReadonlyArray<{ event: string; data: unknown }>): Promise<number[]> {
@@ -29,10 +29,10 @@ export class RunStreamLog extends LedgerCore {
     const data = chunks.map((c) => JSON.stringify(this.seal(c.data ?? null, sealContextOf(jobId))));
     const r = await this.q('append_stream_events', [jobId, token, chunks.map((c) => c.event), data]);
     if (r.rowCount !== chunks.length) throw new LeaseLostError(jobId, token, 'stream chunks');
-    return r.rows.map((x) => Number(x.event_id));
+    return r.rows.map((x) => Number(x.seq));
   }
 
-  /** Up to `limit` chunks of a run with an id above `afterId`, oldest first. */
+  /** Up to `limit` chunks of a run with an id above `afterId` (-1: from its first), oldest first. */
   async read(jobId: string, afterId: number, limit = 500): Promise<StreamEvent[]> {
     const rows = (await this.q('list_stream_events', [jobId, afterId, limit])).rows;
     return rows.map((r) => this.eventOf(jobId, r));
@@ -44,12 +44,12 @@ export class RunStreamLog extends LedgerCore {
    */
   async tail(jobId: string, afterId: number, limit: number): Promise<{ status: JobStatus | null; events: StreamEvent[] }> {
     const rows = (await this.q('tail_run_stream', [jobId, afterId, limit])).rows;
-    const events = rows.filter((r) => r.event_id !== null).map((r) => this.eventOf(jobId, r));
+    const events = rows.filter((r) => r.seq !== null).map((r) => this.eventOf(jobId, r));
     return { status: rows[0]?.status ?? null, events };
   }
 
-  private eventOf(jobId: string, r: { event_id: string; attempt: number; event: string; data: unknown }): StreamEvent {
-    return { id: Number(r.event_id), attempt: r.attempt, event: r.event, data: this.crypto ? this.crypto.open(r.data, sealContextOf(jobId)) : r.data };
+  private eventOf(jobId: string, r: { seq: number; attempt: number; event: string; data: unknown }): StreamEvent {
+    return { id: r.seq, attempt: r.attempt, event: r.event, data: this.crypto ? this.crypto.open(r.data, sealContextOf(jobId)) : r.data };
   }
 
   /**
@@ -66,13 +66,8 @@ export class RunStreamLog extends LedgerCore {
     return removed;
   }
 
-  /** A fresh id above every chunk id given so far (for an event the producer adds to a stream). */
-  async nextId(): Promise<number> {
-    return Number((await this.q('next_stream_event_id', [])).rows[0].id);
-  }
-
-  /** The newest chunk id of a run; 0 when it has none. */
+  /** The newest chunk id of a run; -1 when it has none. */
   async lastId(jobId: string): Promise<number> {
-    return Number((await this.q('last_stream_event_id', [jobId])).rows[0]?.last_id ?? 0);
+    return Number((await this.q('last_stream_event_id', [jobId])).rows[0]?.last_id ?? -1);
   }
 }

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-it('appends in order with rising ids; reads after an id; a stale token writes nothing', async () => {
+it('numbers chunks from 0 within the run; a later attempt skips one number; reads after an id; a stale token writes nothing', async () => {
   const { ledger } = db;
   const { job } = await ledger.admit({ graph: 'chat', input: {} });
   await expect(log.append(job.jobId, 0, [{ event: 'metadata', data: { attempt: 0 } }])).rejects.toThrow(LeaseLostError);
@@ -24,21 +24,31 @@ it('appends in order with rising ids; reads after an id; a stale token writes no
     { event: 'messages', data: ['a'] },
     { event: 'messages', data: ['b'] },
   ]);
-  expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] as number))).toBe(true);
-  expect((await log.read(job.jobId, ids[0] as number)).map((e) => e.data)).toEqual([['a'], ['b']]);
+  expect(ids).toEqual([0, 1, 2]);
+  expect(await log.lastId(job.jobId)).toBe(2);
+  expect((await log.read(job.jobId, 0)).map((e) => e.data)).toEqual([['a'], ['b']]);
+  // Another run's chunks do not take this run's numbers.
+  const { job: other } = await ledger.admit({ graph: 'chat', input: {} });
+  const otherClaim = await ledger.claim(other.jobId, 'w1');
+  if (!otherClaim.ok) throw new Error('claim refused');
+  expect(await log.lastId(other.jobId)).toBe(-1);
+  expect(await log.append(other.jobId, otherClaim.job.fencingToken, [{ event: 'metadata', data: {} }])).toEqual([0]);
+  expect(await log.append(job.jobId, 1, [{ event: 'messages', data: ['c'] }])).toEqual([3]);
 
   await backdateLease(ledger.pool, job.jobId);
   const second = await ledger.claim(job.jobId, 'w2');
   if (!second.ok) throw new Error('second claim refused');
   await expect(log.append(job.jobId, 1, [{ event: 'messages', data: ['stale'] }])).rejects.toThrow(LeaseLostError);
   const [restart] = await log.append(job.jobId, 2, [{ event: 'metadata', data: { attempt: 2 } }]);
-  expect(restart).toBeGreaterThan(ids.at(-1) as number);
-  const all = await log.read(job.jobId, 0);
-  expect(all.map((e) => [e.attempt, e.event])).toEqual([
-    [1, 'metadata'],
-    [1, 'messages'],
-    [1, 'messages'],
-    [2, 'metadata'],
+  // 4 is left for the error event a producer may have ended attempt 1's streams with.
+  expect(restart).toBe(5);
+  const all = await log.read(job.jobId, -1);
+  expect(all.map((e) => [e.id, e.attempt, e.event])).toEqual([
+    [0, 1, 'metadata'],
+    [1, 1, 'messages'],
+    [2, 1, 'messages'],
+    [3, 1, 'messages'],
+    [5, 2, 'metadata'],
   ]);
   expect(await log.lastId(job.jobId)).toBe(restart);
   // A finished run takes no more chunks, even from its last holder.
@@ -67,8 +77,8 @@ it('expires the logs of runs that ended before the cutoff, and only those', asyn
   await ledger.pool.query("UPDATE jobs SET updated_at = now() - interval '2 hours' WHERE job_id = $1", [open.jobId]);
 
   expect(await log.expire(3_600_000, 1)).toBe(2);
-  expect((await log.read(old.jobId, 0)).length).toBe(0);
-  expect((await log.read(recent.jobId, 0)).length).toBe(2);
-  expect((await log.read(open.jobId, 0)).length).toBe(2);
+  expect((await log.read(old.jobId, -1)).length).toBe(0);
+  expect((await log.read(recent.jobId, -1)).length).toBe(2);
+  expect((await log.read(open.jobId, -1)).length).toBe(2);
   expect(await log.expire(3_600_000)).toBe(0);
 });

@@ -13,6 +13,8 @@ interface RouteEvent {
 
 const RUN_CREATES = new Set(['/threads/:thread_id/runs', '/threads/:thread_id/runs/stream', '/threads/:thread_id/runs/wait']);
 const STATELESS_RUNS = new Set(['/runs', '/runs/stream', '/runs/wait', '/mcp']);
+/** Joins of a run's stream: a thread the filter hides is refused in the stream, by the route (joinRefusal). */
+const STREAM_JOINS = new Set(['/threads/:thread_id/runs/:run_id/stream', '/runs/:run_id/stream']);
 
 const verb = (method: string) => (method === 'DELETE' ? 'delete' : method === 'PATCH' ? 'update' : 'read');
 
@@ -126,6 +128,7 @@ export function customAuthHook(d: LangGraphDeps) {
       if (!job) throw notFound('Run', params.run_id);
       threadId = job.threadId;
     }
+    if (STREAM_JOINS.has(request.routeOptions.url ?? '')) return undefined;
     if (threadId !== undefined && (route.kind === 'thread' || route.kind === 'run' || route.kind === 'create_run')) {
       const thread = await d.threads.get(threadId, tenantScope(request));
       if (thread && !matchesFilters(thread.metadata, filters)) throw notFound('Thread', threadId);
@@ -136,4 +139,18 @@ export function customAuthHook(d: LangGraphDeps) {
     }
     return undefined;
   };
+}
+
+/**
+ * Why a join of `threadId`'s run is refused under the request's filter, as LangGraph's server
+ * refuses it: in the stream, with an `error` event (the HTTP answer is 200). Undefined when the
+ * filter matches the thread, or there is none.
+ */
+export async function joinRefusal(d: LangGraphDeps, request: FastifyRequest, threadId: string): Promise<{ error: string; message: string } | undefined> {
+  const filters = filtersByRequest.get(request);
+  if (!filters) return undefined;
+  const thread = await d.threads.get(threadId, tenantScope(request));
+  // As the hook's check of other thread routes: a thread without a record has no metadata to hide it by.
+  if (!thread || matchesFilters(thread.metadata, filters)) return undefined;
+  return { error: 'Error', message: `404: Thread ${threadId} not found` };
 }

@@ -21,7 +21,7 @@ import { type RunCreate, UNSUPPORTED_RUN_FIELDS } from './schemas';
 /** A created (or resumed) run and where its stream starts for the client that created it. */
 export interface CreatedRun {
   job: Job;
-  /** Stream chunks after this id belong to this request (a resumed run keeps its earlier chunks). */
+  /** Stream chunks after this id (-1: all) belong to this request (a resumed run keeps its earlier chunks). */
   streamAfter: number;
 }
 
@@ -78,7 +78,7 @@ export function streamRequest(body: RunCreate, streaming: boolean): { modes: Str
 
 /**
  * The run request to store on the job (Command update/goto, breakpoints, config and context), its
- * node names checked; undefined when none. Config and context: LANGGRAPH_CONFIG's < the
+ * goto targets checked; undefined when none. Config and context: LANGGRAPH_CONFIG's < the
  * assistant's (the version the run is pinned to) < the run's.
  */
 export function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCreate, assistant: RunAssistant): RunRequest | undefined {
@@ -87,13 +87,10 @@ export function runRequest(d: LangGraphDeps, graph: GraphDefinition, body: RunCr
   const command = c && (c.update !== undefined || goto?.length) ? { update: c.update, goto } : undefined;
   const before = body.interrupt_before;
   const after = body.interrupt_after;
+  // Breakpoints are not checked, as on LangGraph's server: a name that is no node of the graph
+  // never matches (it may name a node of a subgraph, whose own breakpoints apply there).
   const nodes = d.assistants.nodeNames(graph);
-  const named = [
-    ...(goto ?? []).map((g) => (typeof g === 'string' ? g : g.node)),
-    ...(before === '*' ? [] : (before ?? [])),
-    ...(after === '*' ? [] : (after ?? [])),
-  ];
-  const unknown = named.filter((n) => !nodes.has(n));
+  const unknown = (goto ?? []).map((g) => (typeof g === 'string' ? g : g.node)).filter((n) => !nodes.has(n));
   if (unknown.length)
     throw new ApiError(
       422,
@@ -224,5 +221,5 @@ export async function createRun(
     request.log,
   );
   await tagThread(d, thread, graph, body.assistant_id);
-  return { job, streamAfter: 0 };
+  return { job, streamAfter: -1 };
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
+import { joinRefusal } from './auth-hook';
 import { cancelRun, isRolledBack } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun, THREADLESS_REFUSALS } from './run-admission';
@@ -43,7 +44,7 @@ function modeFilter(modes: StreamMode[] | undefined): (event: string) => boolean
  */
 async function* runEvents(d: LangGraphDeps, job: Job, afterId: number, signal: AbortSignal): AsyncGenerator<SseMessage> {
   // A finished run whose log retention removed is served like one that was never logged.
-  const logged = streamRequestOf(job.metadata) !== undefined && (!isSettled(job.status) || (await d.streams.lastId(job.jobId)) > 0);
+  const logged = streamRequestOf(job.metadata) !== undefined && (!isSettled(job.status) || (await d.streams.lastId(job.jobId)) >= 0);
   if (!logged) yield { event: 'metadata', data: { run_id: job.jobId, attempt: job.attempt } };
   const chunks = d.tails.follow(job.jobId, afterId, signal);
   let step = await chunks.next();
@@ -53,16 +54,20 @@ async function* runEvents(d: LangGraphDeps, job: Job, afterId: number, signal: A
   if (!logged && settled.status === 'completed') yield { event: 'values', data: await finalValues(d, settled) };
   const error = runError(settled);
   if (!error) return;
-  if (!logged) yield { event: 'error', data: error };
-  // An id of its own above the log's (an event without one repeats the last id in SSE clients);
-  // a reconnect after it (an id above the log's last) gets nothing more.
-  else if (afterId <= (await d.streams.lastId(job.jobId))) yield { id: String(await d.streams.nextId()), event: 'error', data: error };
+  if (!logged) {
+    yield { event: 'error', data: error };
+    return;
+  }
+  // The id after the log's last (an event without one repeats the last id in SSE clients): the
+  // run has settled, so no chunk takes it; a reconnect after it gets nothing more.
+  const lastId = await d.streams.lastId(job.jobId);
+  if (afterId <= lastId) yield { id: String(lastId + 1), event: 'error', data: error };
 }
 
-/** The first id to replay after: `Last-Event-ID` (-1 = from the start); absent = from the start, the log being durable. */
+/** The id to replay after: `Last-Event-ID` (-1 = from the start, the first chunk being 0); absent = from the start, the log being durable. */
 function lastEventIdOf(request: FastifyRequest): number {
   const raw = request.headers['last-event-id'];
-  if (raw === undefined || raw === '' || raw === '-1') return 0;
+  if (raw === undefined || raw === '' || raw === '-1') return -1;
   if (typeof raw !== 'string' || !/^\d{1,18}$/.test(raw))
     throw new ApiError(400, 'invalid_request', 'Last-Event-ID must be an event id from this stream, or -1 for the start.');
   return Number(raw);
@@ -133,6 +138,11 @@ export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): P
       throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
     const q = request.query as z.infer<typeof JoinStreamQuery>;
     d.openStreams.hold(admissionTenant(request), reply);
+    const refusal = await joinRefusal(d, request, job.threadId);
+    if (refusal) {
+      await reply.sse.send({ event: 'error', data: refusal });
+      return;
+    }
     await serve(d, request, reply, job, afterId, { modes: q.stream_mode, cancelOnDisconnect: q.cancel_on_disconnect === true });
   };
   app.get(

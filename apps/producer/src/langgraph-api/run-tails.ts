@@ -27,7 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One run's poller, shared by every stream and join of that run in this process. */
 class RunTail {
   /** The newest chunk id handed to the listeners; every later chunk reaches every listener present then. */
-  last = 0;
+  last = -1;
   started = false;
   readonly start: Promise<number>;
   readonly listeners = new Set<Listener>();

@@ -1,5 +1,5 @@
 -- last_stream_event_id.sql
--- The newest stream chunk id of a run, so a client resuming it sees only what comes next.
+-- The newest stream chunk number (seq) of a run, so a client resuming it sees only what comes next.
 -- Params: $1 job_id
--- Returns: one row, last_id (0 when the run has no chunk).
-SELECT coalesce(max(event_id), 0) AS last_id FROM run_stream_events WHERE job_id = $1;
+-- Returns: one row, last_id (-1 when the run has no chunk).
+SELECT coalesce(max(seq), -1) AS last_id FROM run_stream_events WHERE job_id = $1;
