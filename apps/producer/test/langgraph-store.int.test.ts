@@ -132,10 +132,10 @@ describe('a worker whose lease ran out mid-run', () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, 'journal', { input: { user: 'kim', waitMs: 3_000 } });
     const item = (key: string) => client.store.getItem(['journal', 'kim'], key);
-    for (let i = 0; !(await item('first')) && i < 400; i += 1) await sleep(50);
+    for (let i = 0; !(await item('first')) && i < 1200; i += 1) await sleep(50);
     expect((await item('first'))?.value).toEqual({ by: 'lg-store-a' });
     await backdateLease(s.db.ledger.pool, run.run_id);
-    for (let i = 0; !a.output().includes('lease lost') && i < 400; i += 1) await sleep(50);
+    for (let i = 0; !a.output().includes('lease lost') && i < 1200; i += 1) await sleep(50);
     expect(a.output()).toContain('lease lost');
     expect(await item('second')).toBeNull();
     a.kill('SIGKILL');
