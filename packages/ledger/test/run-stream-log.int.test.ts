@@ -82,3 +82,26 @@ it('expires the logs of runs that ended before the cutoff, and only those', asyn
   expect((await log.read(open.jobId, -1)).length).toBe(2);
   expect(await log.expire(3_600_000)).toBe(0);
 });
+
+it("numbers the chunks a previous release's worker inserts without a seq, during a rolling deploy", async () => {
+  const { ledger } = db;
+  const { job } = await ledger.admit({ graph: 'chat', input: {} });
+  const claim = await ledger.claim(job.jobId, 'w1');
+  if (!claim.ok) throw new Error('claim refused');
+  expect(await log.append(job.jobId, claim.job.fencingToken, [{ event: 'metadata', data: {} }])).toEqual([0]);
+  // The previous release's append statement: no seq column.
+  const old = await ledger.pool.query(
+    `INSERT INTO run_stream_events (job_id, attempt, fencing_token, event, data)
+     SELECT $1, 1, $2, chunk.event, chunk.data FROM unnest($3::text[], $4::jsonb[]) WITH ORDINALITY AS chunk(event, data, n) ORDER BY chunk.n
+     RETURNING seq`,
+    [job.jobId, claim.job.fencingToken, ['messages', 'messages'], [JSON.stringify(['a']), JSON.stringify(['b'])]],
+  );
+  expect(old.rows.map((r) => r.seq)).toEqual([1, 2]);
+  expect(await log.append(job.jobId, claim.job.fencingToken, [{ event: 'values', data: {} }])).toEqual([3]);
+  expect((await log.read(job.jobId, -1)).map((e) => [e.id, e.event])).toEqual([
+    [0, 'metadata'],
+    [1, 'messages'],
+    [2, 'messages'],
+    [3, 'values'],
+  ]);
+});
