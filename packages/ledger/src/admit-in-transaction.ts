@@ -1,18 +1,10 @@
 import type pg from 'pg';
 import type { PayloadCodec } from './crypto';
-import { checkSchemaName, type Queryable, wrapDbError } from './db';
+import { checkSchemaName, type Queryable } from './db';
 import { LedgerError } from './errors';
 import { Ledger } from './ledger';
-import { sql } from './sql';
+import { run } from './sql';
 import type { AdmitRequest, AdmitResult } from './types';
-
-async function run(client: Queryable, name: string, values: unknown[] = []): Promise<pg.QueryResult> {
-  try {
-    return await client.query(sql(name), values);
-  } catch (err) {
-    throw wrapDbError(err);
-  }
-}
 
 /**
  * Admits a job on the caller's own client, inside the caller's open transaction (after BEGIN),

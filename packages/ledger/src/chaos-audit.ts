@@ -1,5 +1,5 @@
-import { type Queryable, wrapDbError } from './db';
-import { sql } from './sql';
+import type { Queryable } from './db';
+import { run } from './sql';
 
 /** Rows that should not exist: work recorded for jobs the ledger never admitted. */
 export interface OrphanCount {
@@ -9,12 +9,8 @@ export interface OrphanCount {
 }
 
 async function orphans(db: Queryable, statement: string): Promise<OrphanCount> {
-  try {
-    const row = (await db.query(sql(statement))).rows[0];
-    return { count: Number(row?.count ?? 0), sample: (row?.sample as string[] | null) ?? [] };
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  const row = (await run(db, statement)).rows[0];
+  return { count: Number(row?.count ?? 0), sample: (row?.sample as string[] | null) ?? [] };
 }
 
 /** Ledger rows written by a worker for a job whose graph version it did not serve. */
@@ -29,17 +25,13 @@ export interface WrongVersionCount {
 }
 
 async function wrongVersionSteps(db: Queryable): Promise<WrongVersionCount> {
-  try {
-    const row = (await db.query(sql('count_wrong_version_steps'))).rows[0];
-    return {
-      checked: Number(row?.checked ?? 0),
-      count: Number(row?.count ?? 0),
-      claims: Number(row?.claims ?? 0),
-      sample: (row?.sample as string[] | null) ?? [],
-    };
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  const row = (await run(db, 'count_wrong_version_steps')).rows[0];
+  return {
+    checked: Number(row?.checked ?? 0),
+    count: Number(row?.count ?? 0),
+    claims: Number(row?.claims ?? 0),
+    sample: (row?.sample as string[] | null) ?? [],
+  };
 }
 
 /**

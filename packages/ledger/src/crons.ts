@@ -16,11 +16,11 @@ import {
   toCron,
 } from './cron-types';
 import { sealContext } from './crypto';
-import { type Queryable, wrapDbError } from './db';
+import type { Queryable } from './db';
 import { LedgerError } from './errors';
 import type { Ledger } from './ledger';
 import { json } from './ledger-core';
-import { sql } from './sql';
+import { run } from './sql';
 import { checkThreadKey, DEFAULT_TENANT } from './threads';
 import type { Job } from './types';
 
@@ -69,12 +69,8 @@ export class Crons {
     return { ...cron, input: codec.open(cron.input, sealContext.cronInput(cron.cronId)), metadata };
   }
 
-  private async q(name: string, values: unknown[], db: Queryable = this.ledger.pool): Promise<pg.QueryResult> {
-    try {
-      return await db.query(sql(name), values);
-    } catch (err) {
-      throw wrapDbError(err);
-    }
+  private q(name: string, values: unknown[], db: Queryable = this.ledger.pool): Promise<pg.QueryResult> {
+    return run(db, name, values);
   }
 
   /**

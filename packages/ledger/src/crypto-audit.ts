@@ -1,7 +1,7 @@
 import { isSealedType } from './checkpoint-seal';
 import { isSealedEnvelope } from './crypto';
-import { type Queryable, wrapDbError } from './db';
-import { sql } from './sql';
+import type { Queryable } from './db';
+import { run } from './sql';
 
 /** A job's payload columns as PostgreSQL holds them: sealed envelopes when encryption is on. */
 export interface StoredPayloads {
@@ -22,14 +22,10 @@ export interface StoredPayloads {
  * throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
  */
 export async function readStoredPayloads(db: Queryable, jobId: string): Promise<StoredPayloads | undefined> {
-  try {
-    const row = (await db.query(sql('read_stored_payloads'), [jobId])).rows[0];
-    if (!row) return undefined;
-    const { input, result, interrupt, resume_value: resumeValue, event_details: eventDetails, effects, checkpoints } = row;
-    return { input, result, interrupt, resumeValue, eventDetails, effects, checkpoints };
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  const row = (await run(db, 'read_stored_payloads', [jobId])).rows[0];
+  if (!row) return undefined;
+  const { input, result, interrupt, resume_value: resumeValue, event_details: eventDetails, effects, checkpoints } = row;
+  return { input, result, interrupt, resumeValue, eventDetails, effects, checkpoints };
 }
 
 /** True when every non-null payload of `stored` is a sealed envelope and every checkpoint value is sealed. */

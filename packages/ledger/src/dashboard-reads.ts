@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { wrapDbError } from './db';
-import { sql } from './sql';
+import { run } from './sql';
 
 /** One time bucket of the "jobs by status over time" chart: how many events of each type began in it. */
 export interface EventBucket {
@@ -37,12 +36,8 @@ const num = (v: unknown): number | null => (v == null ? null : Number(v));
 export class DashboardReads {
   constructor(private readonly pool: pg.Pool) {}
 
-  private async q(name: string, values: unknown[] = []): Promise<pg.QueryResult> {
-    try {
-      return await this.pool.query(sql(name), values);
-    } catch (err) {
-      throw wrapDbError(err);
-    }
+  private q(name: string, values: unknown[] = []): Promise<pg.QueryResult> {
+    return run(this.pool, name, values);
   }
 
   /** How many checkpoints the tenant's thread has (root namespace) and the latest one's id. */

@@ -1,17 +1,13 @@
-import { type Queryable, wrapDbError } from './db';
-import { sql } from './sql';
+import type { Queryable } from './db';
+import { run } from './sql';
 
 /**
  * The server's version (`{ version: '16.4', versionNum: 160004 }`), for `runledger doctor`.
  * Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
  */
 export async function serverVersion(db: Queryable): Promise<{ version: string; versionNum: number }> {
-  try {
-    const row = (await db.query(sql('server_version'))).rows[0];
-    return { version: String(row?.version), versionNum: Number(row?.version_num) };
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  const row = (await run(db, 'server_version')).rows[0];
+  return { version: String(row?.version), versionNum: Number(row?.version_num) };
 }
 
 /**
@@ -20,9 +16,5 @@ export async function serverVersion(db: Queryable): Promise<{ version: string; v
  * error when the checkpoint tables are missing (run the migrations).
  */
 export async function countThreadCheckpoints(db: Queryable, tenant: string, threadId: string): Promise<number> {
-  try {
-    return Number((await db.query(sql('count_thread_checkpoints'), [tenant, threadId])).rows[0]?.count ?? 0);
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  return Number((await run(db, 'count_thread_checkpoints', [tenant, threadId])).rows[0]?.count ?? 0);
 }

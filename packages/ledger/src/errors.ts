@@ -39,6 +39,16 @@ export class LeaseLostError extends LedgerError {
   }
 }
 
+/**
+ * The fence check of every lease-holder write, in one place: `held` is what the fenced statement
+ * gave back (its row, or whether as many rows came back as were sent). Nothing back means the
+ * token no longer holds the job and the statement wrote nothing: LeaseLostError naming `what`.
+ */
+export function fenced<T>(held: T | false | null | undefined, jobId: string, token: number, what: string): T {
+  if (held === false || held === null || held === undefined) throw new LeaseLostError(jobId, token, what);
+  return held;
+}
+
 /** The same idempotency key arrived with a different request body. */
 export class IdempotencyConflictError extends LedgerError {
   constructor(

@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { wrapDbError } from './db';
-import { sql } from './sql';
+import { inTransaction, run } from './sql';
 
 /** What the demo provider can book. */
 export type BookingKind = 'flight' | 'hotel' | 'car';
@@ -47,46 +46,28 @@ export class ExampleBookings {
    */
   async book(kind: BookingKind, req: BookRequest): Promise<{ booking: ExampleBooking; created: boolean }> {
     const enforceKey = req.enforceKey ?? true;
-    const client = await this.pool.connect().catch((err) => {
-      throw wrapDbError(err);
-    });
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       // The lock makes check-then-insert atomic; the insert's own snapshot starts after it.
-      if (enforceKey) await client.query(sql('lock_example_booking_key'), [kind, req.idempotencyKey]);
+      if (enforceKey) await run(client, 'lock_example_booking_key', [kind, req.idempotencyKey]);
       const values = [req.jobId, req.threadId, kind, req.idempotencyKey, enforceKey];
-      const inserted = (await client.query(sql('insert_example_booking'), values)).rows[0];
-      const row = inserted ?? (await client.query(sql('find_example_booking'), [kind, req.idempotencyKey])).rows[0];
+      const inserted = (await run(client, 'insert_example_booking', values)).rows[0];
+      const row = inserted ?? (await run(client, 'find_example_booking', [kind, req.idempotencyKey])).rows[0];
       if (!row) throw new Error(`example_bookings: no ${kind} booking with key ${req.idempotencyKey} after a refused insert`);
-      await client.query('COMMIT');
       return { booking: toBooking(row), created: inserted !== undefined };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw wrapDbError(err);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** The first booking of `kind` made with `idempotencyKey`, or undefined when the provider has none. */
   async findBooking(kind: BookingKind, idempotencyKey: string): Promise<ExampleBooking | undefined> {
-    try {
-      const row = (await this.pool.query(sql('find_example_booking'), [kind, idempotencyKey])).rows[0];
-      return row ? toBooking(row) : undefined;
-    } catch (err) {
-      throw wrapDbError(err);
-    }
+    const row = (await run(this.pool, 'find_example_booking', [kind, idempotencyKey])).rows[0];
+    return row ? toBooking(row) : undefined;
   }
 
   /** How many bookings of each kind the job made (zero for kinds it never booked). */
   async countBookings(jobId: string): Promise<Record<BookingKind, number>> {
-    try {
-      const rows = (await this.pool.query(sql('count_example_bookings'), [jobId])).rows;
-      const counts: Record<BookingKind, number> = { flight: 0, hotel: 0, car: 0 };
-      for (const r of rows) counts[r.kind as BookingKind] = Number(r.bookings);
-      return counts;
-    } catch (err) {
-      throw wrapDbError(err);
-    }
+    const rows = (await run(this.pool, 'count_example_bookings', [jobId])).rows;
+    const counts: Record<BookingKind, number> = { flight: 0, hotel: 0, car: 0 };
+    for (const r of rows) counts[r.kind as BookingKind] = Number(r.bookings);
+    return counts;
   }
 }

@@ -1,7 +1,7 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Checkpoint, CheckpointMetadata, PendingWrite } from '@langchain/langgraph-checkpoint';
 import { SealingSerializer } from './checkpoint-serde';
-import { LeaseLostError } from './errors';
+import { fenced } from './errors';
 import type { Ledger } from './ledger';
 import { JOB_TAG, type SaverOptions, ThreadSaver } from './thread-saver';
 
@@ -178,6 +178,6 @@ export class FencedPostgresSaver extends ThreadSaver {
 
   private refuse(what: string, alsoRefused = 0): never {
     this.rejectedWrites += 1 + alsoRefused;
-    throw new LeaseLostError(this.fence.jobId, this.fence.fencingToken, what);
+    return fenced<never>(false, this.fence.jobId, this.fence.fencingToken, what);
   }
 }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { PayloadCodec } from './crypto';
-import { type Queryable, wrapDbError } from './db';
-import { sql } from './sql';
+import type { Queryable } from './db';
+import { inTransaction, run } from './sql';
 
 export interface LedgerOptions {
   /** Lease length judged by the database clock. Default 6000 ms. */
@@ -20,36 +20,6 @@ export interface LedgerOptions {
    */
   coalesceAdmissions?: false | { maxInFlight?: number; maxBatch?: number };
 }
-
-/**
- * Statements prepared once per connection (all on the hot path, none with optional filters).
- * Not here: statements that join a list of job ids to `jobs` (heartbeat.sql, mark_enqueued.sql).
- * Prepared, they settle on a generic plan that PostgreSQL keeps until an ANALYZE of `jobs`; made
- * while the ledger was small, that plan scans all of `jobs` on every call as it grows
- * (test/plan-growth.int.test.ts). Planned per call they cost a plan each, about 0.1–0.2 ms, once
- * per heartbeat interval or per redelivery.
- */
-const PREPARED = new Set([
-  'admit_jobs',
-  'record_enqueued',
-  'claim_lease',
-  'append_event',
-  'record_checkpoint',
-  'end_attempt',
-  'get_job',
-  'find_effect',
-  'record_effect_intent',
-  'settle_effect',
-  'list_pending_effects',
-  // Every worker runs these each sweep interval (1 s): planning them was most of their server CPU.
-  'fold_ledger_counts',
-  'roll_up_event_minutes',
-  'expire_leases',
-  'list_undelivered',
-  'list_limited_graphs',
-  // Every streamed or joined run's shared tail polls it (apps/producer run-tails.ts).
-  'tail_run_stream',
-]);
 
 export const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 
@@ -92,31 +62,12 @@ export class LedgerCore {
     return this.crypto ? [...this.crypto.digests(value, purpose), value] : [value];
   }
 
-  protected async q(name: string, values: unknown[], db: Queryable = this.pool): Promise<pg.QueryResult> {
-    try {
-      // Hot-path writes run as named statements: parsing and planning them was over half of
-      // their server CPU (bench/admit-cost.ts). Reads with optional filters stay unnamed.
-      return await (db as pg.Pool).query({ name: PREPARED.has(name) ? `runledger_${name}` : undefined, text: sql(name), values });
-    } catch (err) {
-      throw wrapDbError(err);
-    }
+  protected q(name: string, values: unknown[], db: Queryable = this.pool): Promise<pg.QueryResult> {
+    return run(db, name, values);
   }
 
   /** Runs `fn` in one transaction on one pooled client. */
-  async inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect().catch((err) => {
-      throw wrapDbError(err);
-    });
-    try {
-      await client.query('BEGIN');
-      const out = await fn(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+  inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
 }

@@ -1,6 +1,6 @@
 import { sealContext } from './crypto';
 import type { Queryable } from './db';
-import { InvalidTransitionError, LeaseLostError, LedgerError, NotFoundError } from './errors';
+import { fenced, InvalidTransitionError, LedgerError, NotFoundError } from './errors';
 import { AdmissionLedger } from './ledger-admission';
 import { json } from './ledger-core';
 import { toEffect, toEvent, toJob } from './rows';
@@ -61,7 +61,7 @@ interface EndAttempt {
 /**
  * The acceptance ledger: every durable fact about a job, as verbs. Worker writes take the
  * fencing token and throw `LeaseLostError` when it is stale; nothing is written then.
- * Admission verbs: ledger-admission.ts; the pool, codec and statement runner: ledger-core.ts.
+ * Admission verbs: ledger-admission.ts; the pool and codec: ledger-core.ts; the statement runner: sql.ts; the fence check: errors.ts `fenced`.
  */
 export class Ledger extends AdmissionLedger {
   /**
@@ -293,7 +293,7 @@ export class Ledger extends AdmissionLedger {
   /** Appends a decision to the timeline (resumed, replayed, error …) for the lease holder. */
   async appendEvent(jobId: string, token: number, type: string, detail: Record<string, unknown> = {}): Promise<void> {
     const r = await this.q('append_event', [jobId, token, type, json(detail)]);
-    if (r.rowCount !== 1) throw new LeaseLostError(jobId, token, `event ${type}`);
+    fenced(r.rowCount === 1, jobId, token, `event ${type}`);
   }
 
   /** starting → running on the first checkpoint, as FencedPostgresSaver's put_checkpoint.sql does in its own statement. */
@@ -314,8 +314,7 @@ export class Ledger extends AdmissionLedger {
       e.reason ?? null,
       e.runAfterMs ?? null,
     ];
-    const row = (await this.q('end_attempt', values)).rows[0];
-    if (!row) throw new LeaseLostError(jobId, token, e.event);
+    const row = fenced((await this.q('end_attempt', values)).rows[0], jobId, token, e.event);
     return { otherJobsOnThread: row.other_jobs_on_thread === true };
   }
 
@@ -558,8 +557,12 @@ export class Ledger extends AdmissionLedger {
 
   /** Fenced intent row (pending) right before the provider call; counts an attempt when repeated. */
   async recordEffectIntent(jobId: string, token: number, effectKey: string, name: string, idempotencyKey: string): Promise<Effect> {
-    const row = (await this.q('record_effect_intent', [jobId, token, effectKey, name, idempotencyKey])).rows[0];
-    if (!row) throw new LeaseLostError(jobId, token, `effect intent ${effectKey}`);
+    const row = fenced(
+      (await this.q('record_effect_intent', [jobId, token, effectKey, name, idempotencyKey])).rows[0],
+      jobId,
+      token,
+      `effect intent ${effectKey}`,
+    );
     return toEffect(row, this.crypto);
   }
 
@@ -569,8 +572,7 @@ export class Ledger extends AdmissionLedger {
       'result' in outcome
         ? [jobId, token, effectKey, 'committed', json(this.seal(outcome.result ?? null, sealContext.effectResult(jobId, effectKey))), null]
         : [jobId, token, effectKey, 'failed', null, json(outcome.error)];
-    const row = (await this.q('settle_effect', values)).rows[0];
-    if (!row) throw new LeaseLostError(jobId, token, `effect ${effectKey}`);
+    const row = fenced((await this.q('settle_effect', values)).rows[0], jobId, token, `effect ${effectKey}`);
     return toEffect(row, this.crypto);
   }
 }

@@ -1,5 +1,5 @@
-import { type Queryable, wrapDbError } from './db';
-import { sql } from './sql';
+import type { Queryable } from './db';
+import { run } from './sql';
 
 /** The answer of takeRateToken: a token, or how many whole seconds until the bucket holds one. */
 export type RateTake = { ok: true } | { ok: false; retryAfterSeconds: number };
@@ -10,12 +10,7 @@ export type RateTake = { ok: true } | { ok: false; retryAfterSeconds: number };
  * DATABASE_UNAVAILABLE when PostgreSQL is unreachable.
  */
 export async function takeRateToken(db: Queryable, key: string, perSecond: number, burst: number): Promise<RateTake> {
-  let row: { taken: boolean; tokens: number } | undefined;
-  try {
-    row = (await db.query<{ taken: boolean; tokens: number }>(sql('take_rate_token'), [key, perSecond, burst])).rows[0];
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  const row = (await run<{ taken: boolean; tokens: number }>(db, 'take_rate_token', [key, perSecond, burst])).rows[0];
   if (row?.taken) return { ok: true };
   return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - (row?.tokens ?? 0)) / perSecond)) };
 }

@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { wrapDbError } from './db';
-import { sql } from './sql';
+import { inTransaction, run } from './sql';
 
 /** What retention leaves of a finished thread's LangGraph checkpoints: none, the latest one (state stays readable), or all. */
 export type CheckpointRetention = 'none' | 'last' | 'all';
@@ -41,20 +40,10 @@ const num = (row: Record<string, unknown> | undefined, key: string) => Number(ro
  * (forget_event_minutes.sql), under the rollup's lock so no sweep counts a minute meanwhile.
  */
 async function forgetEventMinutes(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect().catch((err) => {
-    throw wrapDbError(err);
+  await inTransaction(pool, async (client) => {
+    await run(client, 'lock_event_minutes');
+    await run(client, 'forget_event_minutes');
   });
-  try {
-    await client.query('BEGIN');
-    await client.query(sql('lock_event_minutes'));
-    await client.query(sql('forget_event_minutes'));
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw wrapDbError(err);
-  } finally {
-    client.release();
-  }
 }
 
 /**
@@ -73,13 +62,7 @@ export async function pruneFinishedThreads(pool: pg.Pool, options: RetentionOpti
   if (!(options.olderThanDays > 0)) throw new RangeError(`olderThanDays must be a positive number of days, got ${options.olderThanDays}.`);
   const keep = options.checkpoints ?? 'none';
   if (!['none', 'last', 'all'].includes(keep)) throw new RangeError(`checkpoints must be none, last or all, got ${keep}.`);
-  const q = async (name: string, values: unknown[]) => {
-    try {
-      return (await pool.query(sql(name), values)).rows[0] as Record<string, unknown> | undefined;
-    } catch (err) {
-      throw wrapDbError(err);
-    }
-  };
+  const q = async (name: string, values: unknown[]) => (await run(pool, name, values)).rows[0] as Record<string, unknown> | undefined;
   await q('ensure_job_event_partitions', [0, 7]);
   const dropped = await q('drop_job_event_partitions', [options.olderThanDays, options.lockWaitMs ?? 2_000]);
   await forgetEventMinutes(pool);

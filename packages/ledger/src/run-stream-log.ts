@@ -1,5 +1,5 @@
 import { sealContext } from './crypto';
-import { LeaseLostError } from './errors';
+import { fenced } from './errors';
 import { LedgerCore } from './ledger-core';
 import type { JobStatus } from './states';
 
@@ -28,7 +28,7 @@ export class RunStreamLog extends LedgerCore {
     if (chunks.length === 0) return [];
     const data = chunks.map((c) => JSON.stringify(this.seal(c.data ?? null, sealContextOf(jobId))));
     const r = await this.q('append_stream_events', [jobId, token, chunks.map((c) => c.event), data]);
-    if (r.rowCount !== chunks.length) throw new LeaseLostError(jobId, token, 'stream chunks');
+    fenced(r.rowCount === chunks.length, jobId, token, 'stream chunks');
     return r.rows.map((x) => Number(x.seq));
   }
 

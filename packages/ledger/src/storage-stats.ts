@@ -1,5 +1,5 @@
-import { type Queryable, wrapDbError } from './db';
-import { sql } from './sql';
+import type { Queryable } from './db';
+import { run } from './sql';
 
 /** Rows and bytes (heap, TOAST and indexes) of one table. */
 export interface TableStorage {
@@ -14,10 +14,6 @@ export interface TableStorage {
  * Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
  */
 export async function storageStats(db: Queryable): Promise<TableStorage[]> {
-  try {
-    const rows = (await db.query(sql('storage_stats'))).rows;
-    return rows.map((r) => ({ table: String(r.table_name), rows: Number(r.row_count), bytes: Number(r.total_bytes) }));
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  const rows = (await run(db, 'storage_stats')).rows;
+  return rows.map((r) => ({ table: String(r.table_name), rows: Number(r.row_count), bytes: Number(r.total_bytes) }));
 }

@@ -13,7 +13,7 @@ import type pg from 'pg';
 
 export type { Item, SearchItem } from '@langchain/langgraph-checkpoint';
 
-import { LeaseLostError, LedgerError } from './errors';
+import { fenced, LedgerError } from './errors';
 import type { Fence } from './fenced-saver';
 import { json, LedgerCore } from './ledger-core';
 import { embedTexts, indexedTexts, type StoreIndex, type StoreTtl } from './store-index';
@@ -158,7 +158,7 @@ export class LedgerStore extends BaseStore {
         vectors,
       ])
     ).rows[0] as { held: boolean };
-    if (!row.held && fence) throw new LeaseLostError(fence.jobId, fence.fencingToken, `a store ${op.value === null ? 'delete' : 'put'}`);
+    if (fence) fenced(row.held, fence.jobId, fence.fencingToken, `a store ${op.value === null ? 'delete' : 'put'}`);
   }
 
   private async find(op: StoreSearch): Promise<SearchItem[]> {

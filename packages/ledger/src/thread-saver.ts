@@ -4,9 +4,8 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type pg from 'pg';
 import { SealingSerializer } from './checkpoint-serde';
 import type { PayloadCodec } from './crypto';
-import { wrapDbError } from './db';
 import { RowBoundPostgresSaver } from './row-bound-saver';
-import { sql } from './sql';
+import { run } from './sql';
 
 export interface SaverOptions {
   /**
@@ -71,11 +70,7 @@ export class ThreadSaver extends RowBoundPostgresSaver {
 
   /** Runs one of the saver's statements as a named (prepared) statement; returns its one row. */
   protected async statement(name: string, values: unknown[]): Promise<{ held: boolean; raced?: boolean }> {
-    try {
-      return (await this.writePool.query({ name: `runledger_${name}`, text: sql(name), values })).rows[0];
-    } catch (err) {
-      throw wrapDbError(err);
-    }
+    return (await run(this.writePool, name, values)).rows[0] as { held: boolean; raced?: boolean };
   }
 
   /** Writes one checkpoint; `data` is put_checkpoint_unfenced.sql's parameters. */

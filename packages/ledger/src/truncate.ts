@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { wrapDbError } from './db';
-import { sql } from './sql';
+import { run } from './sql';
 
 /** What POST /internal/truncate deletes of one tenant (LangGraph's test hook flags). */
 export interface TruncateParts {
@@ -20,11 +19,7 @@ export async function truncateTenant(
   tenant: string,
   p: TruncateParts,
 ): Promise<Record<'jobs' | 'threads' | 'assistants' | 'checkpoints', number>> {
-  try {
-    const { rows } = await pool.query(sql('truncate_tenant'), [tenant, !!p.runs, !!p.threads, !!p.assistants, !!p.checkpoints]);
-    const r = rows[0] ?? {};
-    return { jobs: Number(r.jobs), threads: Number(r.threads), assistants: Number(r.assistants), checkpoints: Number(r.checkpoints) };
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  const { rows } = await run(pool, 'truncate_tenant', [tenant, !!p.runs, !!p.threads, !!p.assistants, !!p.checkpoints]);
+  const r = rows[0] ?? {};
+  return { jobs: Number(r.jobs), threads: Number(r.threads), assistants: Number(r.assistants), checkpoints: Number(r.checkpoints) };
 }

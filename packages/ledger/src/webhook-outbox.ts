@@ -1,9 +1,8 @@
 import type pg from 'pg';
 import { sealContext } from './crypto';
-import { wrapDbError } from './db';
 import type { Ledger } from './ledger';
 import { toJob } from './rows';
-import { sql } from './sql';
+import { run } from './sql';
 import type { JobStatus } from './states';
 import type { Job } from './types';
 
@@ -110,11 +109,7 @@ export class WebhookOutbox {
     return { hasWebhook: rows[0]?.has_webhook === true, deliveries };
   }
 
-  private async q(name: string, values: unknown[]): Promise<pg.QueryResult> {
-    try {
-      return await this.ledger.pool.query(sql(name), values);
-    } catch (err) {
-      throw wrapDbError(err);
-    }
+  private q(name: string, values: unknown[]): Promise<pg.QueryResult> {
+    return run(this.ledger.pool, name, values);
   }
 }

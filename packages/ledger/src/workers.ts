@@ -1,5 +1,5 @@
-import { type Queryable, wrapDbError } from './db';
-import { sql } from './sql';
+import type { Queryable } from './db';
+import { run } from './sql';
 
 /** A worker process as recorded by its heartbeats (`workers` table). */
 export interface WorkerInfo {
@@ -17,18 +17,14 @@ export interface WorkerInfo {
  * Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
  */
 export async function listWorkers(db: Queryable): Promise<WorkerInfo[]> {
-  try {
-    const rows = (await db.query(sql('list_workers'))).rows;
-    return rows.map((r) => ({
-      workerId: r.worker_id as string,
-      startedAt: r.started_at as Date,
-      lastSeenAt: r.last_seen_at as Date,
-      seenMsAgo: Number(r.seen_ms_ago),
-      info: (r.info as Record<string, unknown>) ?? {},
-    }));
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  const rows = (await run(db, 'list_workers')).rows;
+  return rows.map((r) => ({
+    workerId: r.worker_id as string,
+    startedAt: r.started_at as Date,
+    lastSeenAt: r.last_seen_at as Date,
+    seenMsAgo: Number(r.seen_ms_ago),
+    info: (r.info as Record<string, unknown>) ?? {},
+  }));
 }
 
 /** What a worker announces (register_worker.sql): the pairs it serves and each graph's version, compatibility list and concurrency. */
@@ -60,27 +56,15 @@ export function unservedLine(w: { graph: string; version: string | null; count: 
  * worker announced anything. Throws LedgerError DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
  */
 export async function listLiveServes(db: Queryable): Promise<Set<string>> {
-  try {
-    return new Set((await db.query(sql('list_live_serves'))).rows.map((r) => r.key as string));
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  return new Set((await run(db, 'list_live_serves')).rows.map((r) => r.key as string));
 }
 
 /** Records a starting worker and what it serves, replacing an earlier process's announcement under the same id. */
 export async function registerWorker(db: Queryable, workerId: string, info: WorkerAnnouncement): Promise<void> {
-  try {
-    await db.query(sql('register_worker'), [workerId, JSON.stringify(info)]);
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  await run(db, 'register_worker', [workerId, JSON.stringify(info)]);
 }
 
 /** Marks a worker as stopped, so what it served stops counting as served at once. Best effort callers ignore failures. */
 export async function retireWorker(db: Queryable, workerId: string): Promise<void> {
-  try {
-    await db.query(sql('retire_worker'), [workerId]);
-  } catch (err) {
-    throw wrapDbError(err);
-  }
+  await run(db, 'retire_worker', [workerId]);
 }
