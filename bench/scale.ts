@@ -97,7 +97,7 @@ async function measure(tier: string, port: number, ledger: Ledger, seconds: numb
     await get(port, path);
     figures.push(summarize(name(`GET ${path}`), 'ms', await timed(repeats * 5, () => get(port, path))));
   }
-  figures.push(summarize(name('reconciler sweep (ledger.sweep)'), 'ms', await timed(repeats * 5, () => ledger.sweep())));
+  figures.push(summarize(name('reconciler sweep (ledger.sweep)'), 'ms', await timed(repeats * 5, () => ledger.upkeep.sweep())));
   // Retention: the day partitions older than 9 days (the oldest day of the load, none when empty),
   // then one batch of 500 finished threads whose checkpoints go but the latest.
   let t = process.hrtime.bigint();
@@ -140,7 +140,7 @@ async function load(ledger: Ledger, loaded: number, size: number): Promise<Figur
   let steps = 0;
   // A fresh Ledger, as a process starting on the migrated ledger: it backfills from its first call.
   const counter = new Ledger(pool);
-  while (await counter.rollUpEventMinutes()) steps++;
+  while (await counter.upkeep.rollUpEventMinutes()) steps++;
   figures.push(summarize(`chart rollup: backfill the loaded history (${DAYS} days) to ${tier}`, 's', [(Date.now() - rollup) / 1000], `${steps + 1} steps`));
   return figures;
 }

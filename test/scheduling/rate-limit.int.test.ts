@@ -27,7 +27,7 @@ describe('per-graph rate limit', () => {
     const q = queueConfigFor('redis', db.url, db.schema, redis.url);
     // A long lease: this test is about the limit, not about leases lost on a crowded machine.
     const env = stackEnv(q, db.url, db.schema, { LEASE_TTL_MS: '30000' });
-    await db.ledger.setGraphLimit('echo', { maxPerInterval: PER_SECOND, intervalMs: 1_000 });
+    await db.ledger.limits.set('echo', { maxPerInterval: PER_SECOND, intervalMs: 1_000 });
     await Promise.all(['rl-w1', 'rl-w2', 'rl-w3'].map((id) => startWorker(env, id, add)));
     const admitted = await Promise.all(Array.from({ length: JOBS }, () => db.ledger.admit({ graph: 'echo', input: { steps: 1 } })));
     const queue = openQueue(q);

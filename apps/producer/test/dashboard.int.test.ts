@@ -189,7 +189,7 @@ describe('dashboard actions', () => {
 
   it('shows why a job held back by its graph limit waits, until it runs', async () => {
     const graph = `dash-limited-${Date.now()}`;
-    await h.db.ledger.setGraphLimit(graph, { maxConcurrent: 1 });
+    await h.db.ledger.limits.set(graph, { maxConcurrent: 1 });
     const running = (await h.db.ledger.admit({ graph, input: {} })).job;
     const waiting = (await h.db.ledger.admit({ graph, input: {} })).job;
     const first = await h.db.ledger.claimLimited(running.jobId, 'dash-worker');
@@ -200,7 +200,7 @@ describe('dashboard actions', () => {
     await h.db.ledger.complete(running.jobId, first.job.fencingToken, {});
     expect((await h.db.ledger.claimLimited(waiting.jobId, 'dash-worker')).ok).toBe(true);
     expect((await openJobPage(waiting.jobId)).body).not.toContain('Held back');
-    await h.db.ledger.removeGraphLimit(graph);
+    await h.db.ledger.limits.remove(graph);
   });
 });
 

@@ -93,7 +93,7 @@ export class RunledgerWorker {
   private readonly limits: PeriodicPass<void>;
 
   private async readLimits(): Promise<void> {
-    this.limited = await this.options.ledger.limitedGraphs().catch(() => this.limited);
+    this.limited = await this.options.ledger.limits.limited().catch(() => this.limited);
   }
 
   /** Starts consuming deliveries, heartbeating and sweeping. */

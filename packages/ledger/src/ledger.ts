@@ -1,44 +1,22 @@
+import type pg from 'pg';
 import { sealContext } from './crypto';
 import type { Queryable } from './db';
 import { fenced, InvalidTransitionError, LedgerError, NotFoundError } from './errors';
+import { GraphLimits } from './graph-limits';
 import { AdmissionLedger } from './ledger-admission';
-import { json } from './ledger-core';
+import { json, type LedgerOptions } from './ledger-core';
 import { toEffect, toEvent, toJob } from './rows';
 import { type JobStatus, TERMINAL_STATUSES } from './states';
-import type { AttemptEnd, ClaimResult, Effect, Job, JobEvent, ListFilter, SweepResult, ThreadTurn, UpgradeRequest, UpgradeResult } from './types';
+import type { AttemptEnd, ClaimResult, Effect, Job, JobEvent, ListFilter, ThreadTurn, UpgradeRequest, UpgradeResult } from './types';
+import { FleetUpkeep } from './upkeep';
 
+export type { GraphLimit, GraphLimitSpec } from './graph-limits';
 export type { LedgerOptions } from './ledger-core';
-
-/** Limits of one graph: at most `maxPerInterval` claims per `intervalMs` (default 1000), at most `maxConcurrent` leased runs. */
-export interface GraphLimitSpec {
-  maxPerInterval?: number | null;
-  intervalMs?: number | null;
-  maxConcurrent?: number | null;
-}
-
-/** A graph's limits as stored, with what they hold back now. */
-export interface GraphLimit {
-  graph: string;
-  maxPerInterval: number | null;
-  intervalMs: number | null;
-  maxConcurrent: number | null;
-  /** Leased runs of the graph now. */
-  running: number;
-  /** Waiting jobs of the graph (accepted or recovery_required) held back by the limit in their current attempt. */
-  heldBack: number;
-}
 
 /** PostgreSQL's lock_not_available (lock_timeout passed). */
 const LOCK_NOT_AVAILABLE = '55P03';
 /** Longest wait for a graph's limit row; the new lease loses at most this much of its TTL. */
 const LIMIT_LOCK_WAIT = '1s';
-/**
- * Most minutes of job_events one rollup step counts (roll_up_event_minutes.sql,
- * backfill_event_minutes.sql): an hour, about 170k events at a million jobs a day of four events
- * each, so a sweep after downtime or during a backfill reads at most that.
- */
-const ROLLUP_MINUTES = 60;
-
 /** Rolls a limited claim back (claimLimited). */
 class HeldBack extends Error {
   constructor(readonly dueInMs: number) {
@@ -64,6 +42,17 @@ interface EndAttempt {
  * Admission verbs: ledger-admission.ts; the pool and codec: ledger-core.ts; the statement runner: sql.ts; the fence check: errors.ts `fenced`.
  */
 export class Ledger extends AdmissionLedger {
+  /** Fleet upkeep every worker's reconciler runs: lease expiry, undelivered jobs, counters, the chart's rollup, priority aging. */
+  readonly upkeep: FleetUpkeep;
+  /** Per-graph limits that claimLimited enforces: set, list, remove. */
+  readonly limits: GraphLimits;
+
+  constructor(pool: pg.Pool, options: LedgerOptions = {}) {
+    super(pool, options);
+    this.upkeep = new FleetUpkeep(pool, options);
+    this.limits = new GraphLimits(pool, options);
+  }
+
   /**
    * Takes the lease with a new fencing token, or explains why not. With `startGraphs` (the graphs
    * the caller runs), a job's first claim also records the `started` decision in the same
@@ -165,58 +154,6 @@ export class Ledger extends AdmissionLedger {
     if (status === 'interrupted' || status === 'manual_reconcile') return { ok: false, reason: 'parked', status };
     if (status !== 'accepted' && status !== 'recovery_required') return { ok: false, reason: 'lease_held', status };
     return claim;
-  }
-
-  /**
-   * Prioritized jobs (priority above 0) waiting longer than `agingMs` since their latest delivery
-   * or due time, oldest first: the reconciler raises their deliveries to the front of the queue,
-   * then records it with `recordPriorityAged`.
-   */
-  async agedJobs(agingMs: number, limit = 100): Promise<Array<{ jobId: string; deliveryId: string | null; priority: number }>> {
-    return (await this.q('list_aged_jobs', [agingMs, limit])).rows.map((r) => ({
-      jobId: r.job_id,
-      deliveryId: r.delivery_id ?? null,
-      priority: Number(r.priority),
-    }));
-  }
-
-  /**
-   * Records that `jobs` (from `agedJobs`) were raised: their priority becomes 0, what every later
-   * delivery carries, and each gets a `priority_aged` event with the priority it had. A job
-   * already at 0 (another pass got there first) is left alone. Returns the job ids recorded.
-   */
-  async recordPriorityAged(jobs: ReadonlyArray<{ jobId: string; priority: number }>, agingMs: number): Promise<string[]> {
-    if (jobs.length === 0) return [];
-    const rows = (await this.q('record_priority_aged', [jobs.map((j) => j.jobId), jobs.map((j) => j.priority), agingMs])).rows;
-    return rows.map((r) => r.job_id as string);
-  }
-
-  /** Sets a graph's limits, shared by every worker (claimLimited): runs per interval and/or leased runs at once. */
-  async setGraphLimit(graph: string, limit: GraphLimitSpec): Promise<void> {
-    const perInterval = limit.maxPerInterval ?? null;
-    await this.q('upsert_graph_limit', [graph, perInterval, perInterval === null ? null : (limit.intervalMs ?? 1_000), limit.maxConcurrent ?? null]);
-  }
-
-  /** The graphs that have a limit: their jobs are claimed with `claimLimited`. */
-  async limitedGraphs(): Promise<Set<string>> {
-    return new Set((await this.q('list_limited_graphs', [])).rows.map((r) => r.graph as string));
-  }
-
-  /** Removes a graph's limits; false when it had none. */
-  async removeGraphLimit(graph: string): Promise<boolean> {
-    return (await this.q('delete_graph_limit', [graph])).rowCount === 1;
-  }
-
-  /** Every graph limit, with its leased runs now and the accepted jobs it is holding back. */
-  async graphLimits(): Promise<GraphLimit[]> {
-    return (await this.q('list_graph_limits', [])).rows.map((r) => ({
-      graph: r.graph,
-      maxPerInterval: r.max_per_interval ?? null,
-      intervalMs: r.interval_ms ?? null,
-      maxConcurrent: r.max_concurrent ?? null,
-      running: r.running,
-      heldBack: r.held_back,
-    }));
   }
 
   /**
@@ -466,54 +403,6 @@ export class Ledger extends AdmissionLedger {
       ...extra,
       detail: { outcome, note: this.eventNote(jobId, note) },
     });
-  }
-
-  /** When this process last made sure the coming days' job_events partitions exist (0 = never). */
-  private partitionsCheckedAt = 0;
-
-  /** Whether this process should look for events older than the chart rollup's span (at start, then after each minute it counts). */
-  private backfillDue = true;
-
-  /**
-   * One step of the chart rollup (migration 0017): counts the finished minutes of job_events into
-   * event_minutes, at most ROLLUP_MINUTES of them, and when due one chunk of older events not
-   * counted yet (a ledger migrated with history). Part of sweep(); safe with many callers (one
-   * counts at a time). True while there is more to do now: call again.
-   */
-  async rollUpEventMinutes(): Promise<boolean> {
-    const row = (await this.q('roll_up_event_minutes', [ROLLUP_MINUTES])).rows[0];
-    if (Number(row?.rolled) > 0) this.backfillDue = true;
-    if (this.backfillDue) this.backfillDue = Boolean((await this.q('backfill_event_minutes', [ROLLUP_MINUTES])).rows[0]?.more);
-    return Boolean(row?.behind) || this.backfillDue;
-  }
-
-  /**
-   * Expired leases → recovery_required; lists jobs with no recent delivery. Also folds the
-   * per-status counter rows (so counting stays cheap), counts finished minutes of events for the
-   * dashboard's chart (rollUpEventMinutes) and, hourly, creates the coming week's job_events
-   * partitions. Safe with many callers.
-   */
-  async sweep(options: { graceMs?: number; limit?: number } = {}): Promise<SweepResult> {
-    const limit = options.limit ?? 500;
-    await this.q('fold_ledger_counts', []);
-    await this.rollUpEventMinutes();
-    if (Date.now() - this.partitionsCheckedAt > 3_600_000) {
-      await this.q('ensure_job_event_partitions', [0, 7]);
-      this.partitionsCheckedAt = Date.now();
-    }
-    const expired = (await this.q('expire_leases', [limit])).rows.map((r) => r.job_id as string);
-    const undelivered = (await this.q('list_undelivered', [options.graceMs ?? 5_000, limit])).rows.map((r) => ({
-      jobId: r.job_id as string,
-      deliveries: Number(r.deliveries),
-      deliveryId: (r.delivery_id as string | null) ?? null,
-      status: r.status as JobStatus,
-      graph: r.graph as string,
-      tenant: r.tenant as string,
-      threadId: r.thread_id as string,
-      attempt: Number(r.attempt),
-      priority: Number(r.priority),
-    }));
-    return { expired, undelivered };
   }
 
   /** Reads one job; NotFoundError when it does not exist or belongs to another tenant. */

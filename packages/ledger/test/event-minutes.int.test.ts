@@ -40,7 +40,7 @@ async function expectChartsExact(pool: pg.Pool): Promise<void> {
 
 /** Sweeps' rollup steps until there is nothing more to count now. */
 async function rollUp(ledger: Ledger): Promise<void> {
-  for (let i = 0; i < 1_000; i++) if (!(await ledger.rollUpEventMinutes())) return;
+  for (let i = 0; i < 1_000; i++) if (!(await ledger.upkeep.rollUpEventMinutes())) return;
   throw new Error('the rollup did not catch up in 1,000 steps');
 }
 
@@ -92,7 +92,7 @@ describe('transitions chart from counted minutes', () => {
     await expectChartsExact(pool); // nothing counted yet: all from job_events
 
     // One step: an hour forward from three hours ago (and the backfill's first hour before it).
-    expect(await db.ledger.rollUpEventMinutes()).toBe(true);
+    expect(await db.ledger.upkeep.rollUpEventMinutes()).toBe(true);
     const first = await span(pool);
     expect(first.rolled_to.getTime() - first.rolled_from.getTime()).toBeGreaterThanOrEqual(3_600_000);
     await expectChartsExact(pool);
@@ -123,7 +123,7 @@ describe('transitions chart from counted minutes', () => {
     const sweepers = Array.from({ length: 4 }, () => new Ledger(pool));
     await Promise.all(
       sweepers.map(async (s) => {
-        for (let i = 0; i < 30; i++) await s.sweep();
+        for (let i = 0; i < 30; i++) await s.upkeep.sweep();
       }),
     );
     await rollUp(sweepers[0]!);

@@ -99,7 +99,7 @@ describe('other ways a lease ends', () => {
     if (!c.ok) throw new Error('claim refused');
     await ledger.recordEffectIntent(job.jobId, 1, 'book-old', 'book', 'idem-old');
     await backdateLease(ledger.pool, job.jobId);
-    expect((await ledger.sweep({ graceMs: 60_000 })).expired).toContain(job.jobId);
+    expect((await ledger.upkeep.sweep({ graceMs: 60_000 })).expired).toContain(job.jobId);
     const before = await snapshot(ledger.pool, job.jobId);
     for (const [verb, write] of Object.entries(STALE_WRITES)) {
       await expect(write(ledger, job.jobId, 1), verb).rejects.toBeInstanceOf(LeaseLostError);

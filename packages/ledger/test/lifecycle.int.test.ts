@@ -85,7 +85,7 @@ describe('job lifecycle', () => {
     const c = await ledger.claim(job.jobId, 'dead-worker', 1);
     expect(c.ok).toBe(true);
     await new Promise((r) => setTimeout(r, 20));
-    const swept = await ledger.sweep({ graceMs: 0 });
+    const swept = await ledger.upkeep.sweep({ graceMs: 0 });
     expect(swept.expired).toContain(job.jobId);
     expect(swept.undelivered.map((u) => u.jobId)).toContain(job.jobId);
     const after = await ledger.get(job.jobId);

@@ -124,7 +124,7 @@ class Run {
         return;
       }
       case 'sweep':
-        await ledger.sweep({ graceMs: 60_000 });
+        await ledger.upkeep.sweep({ graceMs: 60_000 });
         return;
       case 'sleep':
         await sleep(c.ms);

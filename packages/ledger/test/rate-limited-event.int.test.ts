@@ -20,7 +20,7 @@ describe('rate_limited events', () => {
   it('are written once per episode, for a full limit and for a claim that timed out on the limit row', async () => {
     const { ledger } = db;
     const graph = 'limited-once';
-    await ledger.setGraphLimit(graph, { maxConcurrent: 1 });
+    await ledger.limits.set(graph, { maxConcurrent: 1 });
     const admit = async () => (await ledger.admit({ graph, input: {} })).job.jobId;
     const [a, b, c] = [await admit(), await admit(), await admit()];
 
@@ -69,6 +69,6 @@ describe('rate_limited events', () => {
     }
     expect(await held(ledger, c)).toEqual([{ attempt: 0, reason: 'contention' }]);
     // The limit's own view counts the jobs whose current episode is held back.
-    expect((await ledger.graphLimits()).find((l) => l.graph === graph)).toMatchObject({ running: 1, heldBack: 1 });
+    expect((await ledger.limits.list()).find((l) => l.graph === graph)).toMatchObject({ running: 1, heldBack: 1 });
   }, 30_000);
 });

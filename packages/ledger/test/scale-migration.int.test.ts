@@ -88,7 +88,7 @@ describe('migration 0012 on a populated ledger', () => {
     const { job } = await ledger.admit({ graph: 'echo', input: {} });
     const events = await ledger.events(job.jobId);
     expect(events[0]?.eventId).toBeGreaterThan(lastEventId);
-    await ledger.sweep();
+    await ledger.upkeep.sweep();
     const all = await ledger.countByStatus();
     expect(all).toEqual({ completed: JOBS - JOBS / 100, failed: JOBS / 100, accepted: 1 });
     expect(await rows(`SELECT status, sum(n)::int AS n FROM ledger_counts WHERE kind = 'effects' GROUP BY 1 ORDER BY 1`)).toEqual([
@@ -115,7 +115,7 @@ describe('migration 0012 on a populated ledger', () => {
 
   it('counts status changes row by row (0016) and adds nothing for updates that keep the status', async () => {
     const ledger = new Ledger(pool);
-    await ledger.sweep(); // folds: one row per (kind, tenant, status)
+    await ledger.upkeep.sweep(); // folds: one row per (kind, tenant, status)
     const folded = Number((await rows('SELECT count(*) FROM ledger_counts'))[0].count);
     await pool.query(`UPDATE jobs SET updated_at = now() WHERE seq % 1000 = 1`); // 50 rows, no status change
     expect(Number((await rows('SELECT count(*) FROM ledger_counts'))[0].count)).toBe(folded);

@@ -20,12 +20,12 @@ describe('sweep', () => {
     const { ledger } = db;
     const { job } = await jobIn(ledger, 'running');
     await backdateLease(ledger.pool, job.jobId);
-    expect((await ledger.sweep()).expired).toEqual([job.jobId]);
+    expect((await ledger.upkeep.sweep()).expired).toEqual([job.jobId]);
     expect(await ledger.get(job.jobId)).toMatchObject({ status: 'recovery_required', recoveryReason: 'lease_expired', leaseOwner: null, leaseExpiresAt: null });
     const events = await recoveryEvents(job.jobId);
     expect(events).toEqual([expect.objectContaining({ workerId: 'setup-worker', fencingToken: 1, attempt: 1, detail: { reason: 'lease_expired' } })]);
     // Nothing left to sweep: a second pass is a no-op.
-    expect((await ledger.sweep()).expired).toEqual([]);
+    expect((await ledger.upkeep.sweep()).expired).toEqual([]);
     expect(await recoveryEvents(job.jobId)).toHaveLength(1);
   });
 
@@ -36,9 +36,9 @@ describe('sweep', () => {
     // Long enough that a loaded machine still sweeps before it runs out, short enough to wait for.
     expect((await ledger.claim(short.jobId, 'w-short', 1_000)).ok).toBe(true);
     expect((await ledger.claim(live.jobId, 'w-live', 60_000)).ok).toBe(true);
-    expect((await ledger.sweep()).expired).not.toContain(short.jobId);
+    expect((await ledger.upkeep.sweep()).expired).not.toContain(short.jobId);
     await sleep(1_100);
-    const { expired } = await ledger.sweep();
+    const { expired } = await ledger.upkeep.sweep();
     expect(expired).toContain(short.jobId);
     expect(expired).not.toContain(live.jobId);
     expect((await ledger.get(live.jobId)).status).toBe('starting');
@@ -59,7 +59,7 @@ describe('sweep', () => {
       Array.from({ length: 5 }, async () => {
         const moved: string[] = [];
         for (;;) {
-          const { expired } = await ledger.sweep({ limit: 3 });
+          const { expired } = await ledger.upkeep.sweep({ limit: 3 });
           if (expired.length === 0) return moved;
           moved.push(...expired);
         }
@@ -79,17 +79,17 @@ describe('sweep', () => {
     const { job: fresh } = await ledger.admit({ graph: 'echo', input: {} });
     const { job: retry, token } = await jobIn(ledger, 'starting');
     await ledger.retryLater(retry.jobId, token, { message: 'flaky' }, 60_000);
-    const { undelivered } = await ledger.sweep({ graceMs: 0 });
+    const { undelivered } = await ledger.upkeep.sweep({ graceMs: 0 });
     const listed = undelivered.map((u) => u.jobId);
     expect(listed).toContain(fresh.jobId);
     expect(listed).not.toContain(retry.jobId);
     expect(await ledger.claim(retry.jobId, 'w')).toMatchObject({ ok: false, reason: 'not_due', status: 'recovery_required' });
     // The admission's own delivery hides the job for the grace period, and so does a later one.
     expect(undelivered.find((u) => u.jobId === fresh.jobId)).toMatchObject({ deliveries: 1, deliveryId: fresh.jobId });
-    expect((await ledger.sweep({ graceMs: 60_000 })).undelivered.map((u) => u.jobId)).not.toContain(fresh.jobId);
+    expect((await ledger.upkeep.sweep({ graceMs: 60_000 })).undelivered.map((u) => u.jobId)).not.toContain(fresh.jobId);
     expect(await ledger.markEnqueued(fresh.jobId, 1, `${fresh.jobId}-d1`)).toBe(true);
     expect(await ledger.markEnqueued(fresh.jobId, 1, `${fresh.jobId}-d1`)).toBe(false);
-    expect((await ledger.sweep({ graceMs: 60_000 })).undelivered.map((u) => u.jobId)).not.toContain(fresh.jobId);
+    expect((await ledger.upkeep.sweep({ graceMs: 60_000 })).undelivered.map((u) => u.jobId)).not.toContain(fresh.jobId);
   });
 
   it('counts a lease that expired as an attempt, and a drained hand-over as none', async () => {
@@ -99,7 +99,7 @@ describe('sweep', () => {
     const resumed = await ledger.claim(job.jobId, 'w2');
     expect(resumed).toMatchObject({ ok: true, previousStatus: 'recovery_required', previousReason: 'drained', job: { attempt: 1, status: 'running' } });
     await backdateLease(ledger.pool, job.jobId);
-    await ledger.sweep();
+    await ledger.upkeep.sweep();
     expect(await ledger.claim(job.jobId, 'w3')).toMatchObject({ ok: true, previousReason: 'lease_expired', job: { attempt: 2, fencingToken: 3 } });
   });
 });

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-const undeliveredIds = async (ledger: Ledger) => (await ledger.sweep({ graceMs: 0 })).undelivered.map((u) => u.jobId);
+const undeliveredIds = async (ledger: Ledger) => (await ledger.upkeep.sweep({ graceMs: 0 })).undelivered.map((u) => u.jobId);
 const waits = async (ledger: Ledger, jobId: string) => (await ledger.events(jobId)).filter((e) => e.type === 'waiting_for_thread').map((e) => e.detail);
 
 describe('waiting for a thread', () => {

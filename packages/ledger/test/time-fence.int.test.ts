@@ -60,7 +60,7 @@ describe.each(['starting', 'running'] as const)('a %s lease past its expiry, not
     expect(await everything(job)).toEqual(before);
 
     // The sweep then moves it as usual and the next claim takes the job under a new token.
-    expect((await ledger.sweep({ graceMs: 60_000 })).expired).toContain(job.jobId);
+    expect((await ledger.upkeep.sweep({ graceMs: 60_000 })).expired).toContain(job.jobId);
     const next = await ledger.claim(job.jobId, 'w2');
     expect(next.ok && next.job.fencingToken).toBe(2);
   });

@@ -73,7 +73,7 @@ export class Reconciler {
   }
 
   private async sweep(): Promise<SweepReport> {
-    const { expired, undelivered } = await this.ledger.sweep({ graceMs: this.options.graceMs ?? 5_000 });
+    const { expired, undelivered } = await this.ledger.upkeep.sweep({ graceMs: this.options.graceMs ?? 5_000 });
     const report: SweepReport = { expired: expired.length, redelivered: 0, stillQueued: 0, aged: 0, claimedMeanwhile: 0 };
     const expiredSet = new Set(expired);
     for (const job of undelivered) {
@@ -123,7 +123,7 @@ export class Reconciler {
     const agingMs = this.options.priorityAgingMs ?? 0;
     if (agingMs <= 0 || Date.now() - this.agedAt < Math.max(this.intervalMs, agingMs / 10)) return 0;
     this.agedAt = Date.now();
-    const aged = await this.ledger.agedJobs(agingMs, AGING_BATCH);
+    const aged = await this.ledger.upkeep.agedJobs(agingMs, AGING_BATCH);
     for (const job of aged) {
       const delivery = job.deliveryId ? await this.queue.getJob(job.deliveryId) : undefined;
       // Gone (flushed, or a thread wait dropped it): the job's next delivery carries the ledger's 0.
@@ -132,6 +132,6 @@ export class Reconciler {
         this.options.log?.('warn', 'priority aging: changePriority failed', { jobId: job.jobId, error: err.message });
       });
     }
-    return (await this.ledger.recordPriorityAged(aged, agingMs)).length;
+    return (await this.ledger.upkeep.recordPriorityAged(aged, agingMs)).length;
   }
 }

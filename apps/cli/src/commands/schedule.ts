@@ -46,7 +46,7 @@ export async function deleteCron(ctx: CliContext, cronId: string): Promise<void>
 
 /** `runledger limits`: every graph limit, with its running and held-back jobs now. */
 export async function listLimits(ctx: CliContext, json: boolean): Promise<void> {
-  const limits = await ctx.ledger.graphLimits();
+  const limits = await ctx.ledger.limits.list();
   if (json) return ctx.print(JSON.stringify(limits, null, 2));
   if (limits.length === 0) return ctx.print('no graph limits (set one with `runledger limit-set <graph> --max 5 --interval-ms 1000`)');
   const rows = limits.map((l) => [
@@ -61,11 +61,11 @@ export async function listLimits(ctx: CliContext, json: boolean): Promise<void> 
 
 /** `runledger limit-set <graph> [--max N --interval-ms MS] [--concurrent N]`. */
 export async function setLimit(ctx: CliContext, graph: string, limit: { maxPerInterval?: number; intervalMs?: number; maxConcurrent?: number }): Promise<void> {
-  await ctx.ledger.setGraphLimit(graph, limit);
+  await ctx.ledger.limits.set(graph, limit);
   ctx.print(`graph ${ctx.paint.bold(graph)} limited (workers apply it within a sweep interval)`);
 }
 
 /** `runledger limit-remove <graph>`. */
 export async function removeLimit(ctx: CliContext, graph: string): Promise<void> {
-  ctx.print((await ctx.ledger.removeGraphLimit(graph)) ? `graph ${graph} no longer limited` : `graph ${graph} had no limit`);
+  ctx.print((await ctx.ledger.limits.remove(graph)) ? `graph ${graph} no longer limited` : `graph ${graph} had no limit`);
 }

@@ -107,7 +107,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: RouteDeps): Pr
 
   const crons = new Crons(ledger);
   app.get('/admin/schedules', hide, async (request, reply) => {
-    const [page, limits] = await Promise.all([crons.list(), ledger.graphLimits()]);
+    const [page, limits] = await Promise.all([crons.list(), ledger.limits.list()]);
     return sendHtml(reply, schedulesPage({ crons: page.crons, more: page.nextCursor !== null, limits, csrf: new Html(csrfField(request)) }));
   });
 
