@@ -14,6 +14,8 @@ export interface Answer {
 /** Every answer the producer gave, per idempotency key. An admission counts as accepted only with a 202 or 200. */
 export class Submissions {
   readonly answers = new Map<string, Answer[]>();
+  /** How long each answered submission call took, ms (the one that was answered, not its retries). */
+  readonly admissionMs: number[] = [];
   readonly specs = new Map<string, JobSpec>();
   /** Submissions refused with an unexpected 4xx, or never answered before the deadline. */
   readonly refused: Array<{ key: string; status: number; code: string }> = [];
@@ -37,7 +39,9 @@ export class Submissions {
   private async send(spec: JobSpec, request: SubmitRequest): Promise<void> {
     for (;;) {
       try {
+        const sent = performance.now();
         const a = await this.client.submit({ ...request, idempotencyKey: spec.key });
+        this.admissionMs.push(performance.now() - sent);
         const list = this.answers.get(spec.key) ?? [];
         list.push({ status: a.created ? 202 : 200, jobId: a.jobId });
         this.answers.set(spec.key, list);

@@ -46,10 +46,13 @@ export class Proc {
     entry: string,
     env: NodeJS.ProcessEnv,
     logDir: string,
+    /** A command the process runs under, e.g. `ip netns exec <ns>` (it execs, so the pid and signals stay the process's). */
+    prefix: string[] = [],
   ) {
     mkdirSync(logDir, { recursive: true });
     this.log = createWriteStream(path.join(logDir, `${name}.log`));
-    this.child = spawn(process.execPath, ['--conditions=@runledger/source', '--import', 'tsx', path.join(root, entry)], {
+    const command = [...prefix, process.execPath, '--conditions=@runledger/source', '--import', 'tsx', path.join(root, entry)];
+    this.child = spawn(command[0] as string, command.slice(1), {
       cwd: root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,8 +13,22 @@ interface Link {
   broken: boolean;
 }
 
+/**
+ * A link's standing condition between hosts apart (`--hosts-apart`): each chunk `baseMs` ± `jitterMs`
+ * late, in order, and `retransmitShare` of chunks a further `retransmitMs` late, as TCP delivers a
+ * segment that was lost once (this kernel has no netem, so loss is shown by its cost, not by drops).
+ */
+export interface LinkCondition {
+  baseMs: number;
+  jitterMs: number;
+  retransmitShare: number;
+  retransmitMs: number;
+}
+
 export class LinkProxy {
+  /** Extra latency of a link_latency fault, on top of the standing condition. */
   latencyMs = 0;
+  condition: LinkCondition = { baseMs: 0, jitterMs: 0, retransmitShare: 0, retransmitMs: 0 };
   private cut: Cut = 'none';
   private readonly links = new Set<Link>();
 
@@ -23,11 +37,11 @@ export class LinkProxy {
     readonly port: number,
   ) {}
 
-  /** Listens on a free port of 127.0.0.1 and forwards every connection to `targetPort`. */
-  static async start(targetPort: number): Promise<LinkProxy> {
+  /** Listens on a free port of `host` (default 127.0.0.1) and forwards every connection to `targetPort` of 127.0.0.1. */
+  static async start(targetPort: number, host = '127.0.0.1'): Promise<LinkProxy> {
     let proxy: LinkProxy | undefined;
     const server = net.createServer((client) => proxy?.accept(client, targetPort));
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, host, resolve));
     proxy = new LinkProxy(server, (server.address() as net.AddressInfo).port);
     return proxy;
   }
@@ -68,11 +82,19 @@ export class LinkProxy {
     }
   }
 
-  /** Copies `from` to `to` in order, each chunk `latencyMs` late, dropping it while `direction` is cut. */
+  /** How late the next chunk goes: the fault's latency plus the standing condition's. */
+  private delayMs(): number {
+    const c = this.condition;
+    const jitter = c.jitterMs > 0 ? (Math.random() * 2 - 1) * c.jitterMs : 0;
+    const resent = c.retransmitShare > 0 && Math.random() < c.retransmitShare ? c.retransmitMs : 0;
+    return this.latencyMs + Math.max(0, c.baseMs + jitter) + resent;
+  }
+
+  /** Copies `from` to `to` in order, each chunk `delayMs()` late, dropping it while `direction` is cut. */
   private forward(link: Link, from: net.Socket, to: net.Socket, direction: 'up' | 'down'): void {
     let lastDue = 0;
     const later = (fn: () => void) => {
-      const due = Math.max(Date.now() + this.latencyMs, lastDue);
+      const due = Math.max(Date.now() + this.delayMs(), lastDue);
       lastDue = due;
       if (due <= Date.now()) fn();
       else setTimeout(fn, due - Date.now());

@@ -8,6 +8,13 @@ import type { PartitionCheck } from './faults-net';
 import type { ProgressSample } from './progress';
 import type { LeaseWatch } from './settle';
 
+/** Percentiles of a run's answered admissions and of its completed echo jobs, ms. */
+export interface RunTimings {
+  admission: { n: number; p50: number; p99: number };
+  /** Accepted → completed of echo jobs (no approval wait, no effects). */
+  endToEnd: { n: number; p50: number; p90: number };
+}
+
 export interface RunResult {
   seed: number;
   mode: string;
@@ -30,6 +37,10 @@ export interface RunResult {
   unexpectedExits: Array<{ at: string; target: string; detail: string; tail?: string }>;
   approvalsResumed: number;
   submissionRetries: number;
+  /** What the run's clients and jobs took (the slowdown table of `--hosts-apart` compares them). */
+  timings?: RunTimings;
+  /** Set for `--hosts-apart`: the one-way condition of every link to PostgreSQL and Redis. */
+  hostsApart?: { baseMs: number; jitterMs: number; retransmitShare: number; retransmitMs: number };
   logDir: string;
   /** The PostgreSQL data directory of a failed run, kept for inspection (start it with startEmbeddedPostgres). */
   keptDatabase?: string;
@@ -92,7 +103,11 @@ export function table(r: RunResult): string {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ') || '-';
   const lines = [
-    `chaos run: seed ${r.seed}, mode ${r.mode}${r.config.cluster ? ' on Redis Cluster' : `, Redis maxmemory-policy ${r.config.redisPolicy ?? 'noeviction'}`}, ${(r.durationMs / 1000).toFixed(0)} s`,
+    `chaos run: seed ${r.seed}, mode ${r.mode}${r.config.cluster ? ' on Redis Cluster' : `, Redis maxmemory-policy ${r.config.redisPolicy ?? 'noeviction'}`}, ${(r.durationMs / 1000).toFixed(0)} s${
+      r.hostsApart
+        ? `, hosts apart (links ${r.hostsApart.baseMs} ± ${r.hostsApart.jitterMs} ms one way, ${r.hostsApart.retransmitShare * 100} % of chunks +${r.hostsApart.retransmitMs} ms)`
+        : ''
+    }`,
     ...(r.partial
       ? [
           `PARTIAL RUN: schedule stopped early (${r.partial.reason}); ${r.partial.jobsSubmitted} of ${r.partial.jobsPlanned} planned jobs and ${r.faults.total} of ${r.partial.faultsPlanned} planned faults; everything below covers only those`,
@@ -139,6 +154,12 @@ export function table(r: RunResult): string {
     ),
     row('submissions retried after no answer', r.submissionRetries),
     row('approvals resumed', r.approvalsResumed),
+    ...(r.timings
+      ? [
+          row('admission p50 / p99 (answered calls)', `${r.timings.admission.p50} / ${r.timings.admission.p99} ms of ${r.timings.admission.n}`),
+          row('echo end to end p50 / p90', `${r.timings.endToEnd.p50} / ${r.timings.endToEnd.p90} ms of ${r.timings.endToEnd.n}`),
+        ]
+      : []),
     row('faults injected (total)', r.faults.total),
     ...Object.entries(r.faults.injected).map(([k, n]) =>
       row(`  ${k}`, r.faults.skipped[k as FaultKind] ? `${n} (${r.faults.skipped[k as FaultKind]} skipped)` : n),
@@ -155,7 +176,7 @@ export function table(r: RunResult): string {
 export function writeResult(dir: string, r: RunResult): string {
   mkdirSync(dir, { recursive: true });
   const policy = r.config.redisPolicy && r.config.redisPolicy !== 'noeviction' ? `-${r.config.redisPolicy}` : '';
-  const name = `${r.seed}${r.config.cluster ? '-cluster' : ''}${policy}`;
+  const name = `${r.seed}${r.config.cluster ? '-cluster' : ''}${policy}${r.hostsApart ? '-hosts-apart' : ''}`;
   const file = path.join(dir, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
   writeFileSync(path.join(dir, `${name}.txt`), `${table(r)}\n`);

@@ -9,6 +9,7 @@
 //   --out DIR                        where <seed>.json goes (default chaos/results)
 //   --redis-policy allkeys-lru       the Redis's maxmemory-policy (default noeviction); an evicting one drops deliveries under redis_oom
 //   --redis-oom N                    that many redis_oom faults instead of the mode's (short 0, default 32, long 60)
+//   --hosts-apart                    producer and workers each on a network namespace of its own, every link 20 ± 5 ms each way (needs root)
 //   --stop-at HH:MM                  (UTC) end the schedule then, or on SIGUSR2: settle, audit, write a result marked partial
 // Exits 1 when any invariant is violated (or any window's verdict fails), 2 on bad arguments.
 import path from 'node:path';
@@ -31,6 +32,7 @@ function parse() {
       'redis-policy': { type: 'string', default: 'noeviction' },
       'redis-oom': { type: 'string' },
       'stop-at': { type: 'string' },
+      'hosts-apart': { type: 'boolean', default: false },
       out: { type: 'string', default: path.join(import.meta.dirname, 'results') },
     },
   });
@@ -73,11 +75,20 @@ async function main(): Promise<number> {
     const at = new Date(`${new Date().toISOString().slice(0, 10)}T${args['stop-at']}:00Z`).getTime();
     setTimeout(() => (stop.reason ??= `--stop-at ${args['stop-at']} UTC`), Math.max(0, at - Date.now())).unref();
   }
-  const result = await runSoak(args.seed, args.cluster ? onCluster(mode) : { ...mode, redisPolicy: args.policy }, cleanup, stop);
+  if (args['hosts-apart'] && args.cluster) {
+    console.error('chaos: --hosts-apart runs on the single Redis, not on --cluster');
+    return 2;
+  }
+  const config = args.cluster ? onCluster(mode) : { ...mode, redisPolicy: args.policy, hostsApart: args['hosts-apart'] };
+  const result = await runSoak(args.seed, config, cleanup, stop);
   console.log(`\n${table(result)}`);
   const file = writeResult(args.out, result);
   const chart = file.replace(/\.json$/, '.svg');
-  await renderProgress(chart, `chaos ${result.mode} run${args.cluster ? ' on Redis Cluster' : ''}, seed ${result.seed}: jobs over time`, result.progress);
+  await renderProgress(
+    chart,
+    `chaos ${result.mode} run${args.cluster ? ' on Redis Cluster' : ''}${args['hosts-apart'] ? ', hosts apart' : ''}, seed ${result.seed}: jobs over time`,
+    result.progress,
+  );
   console.log(`\nresult: ${file} (chart ${chart})\nprocess logs: ${result.logDir}`);
   if (result.keptDatabase) console.log(`database kept for inspection: ${result.keptDatabase}`);
   return result.violations.length === 0 ? 0 : 1;

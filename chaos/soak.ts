@@ -6,9 +6,11 @@ import { ApprovalResumer, Submissions } from './clients';
 import { ChaosRedisCluster, clusterPorts } from './cluster';
 import { buildSchedule, FAULT_KINDS, FaultInjector, type FaultKind } from './faults';
 import { ChaosPostgres, ChaosRedis, type RedisPolicy, scratchDir } from './infra';
+import { canMakeNamespaces, HostsApart } from './netns';
 import { Rng } from './prng';
 import { ProgressSampler } from './progress';
-import { type RunResult, violationsOf } from './report';
+import type { LinkCondition } from './proxy';
+import { type RunResult, type RunTimings, violationsOf } from './report';
 import { waitSettled, watchLeases } from './settle';
 import { Stack } from './stack';
 import { Supervisor } from './supervisor';
@@ -30,6 +32,32 @@ export interface SoakConfig {
   sweepIntervalMs: number;
   /** Longest wait for every job to settle after the faults. */
   settleTimeoutMs: number;
+  /** The producer and each worker on a network namespace of its own, links with HOSTS_APART_LINK (`--hosts-apart`). */
+  hostsApart?: boolean;
+}
+
+/** The link between hosts apart, each way: 20 ms ± 5 ms, and 0.5 % of chunks as late again as a TCP retransmission (Linux's 200 ms minimum RTO). */
+export const HOSTS_APART_LINK: LinkCondition = { baseMs: 20, jitterMs: 5, retransmitShare: 0.005, retransmitMs: 200 };
+
+const percentile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? -1 : Math.round(s[Math.min(s.length - 1, Math.floor(q * s.length))] as number);
+};
+
+/** Admission percentiles of the answered calls, and accepted → completed of the echo jobs that completed. */
+async function timingsOf(stack: Stack, submissions: Submissions, echoKeys: Set<string>): Promise<RunTimings> {
+  const ends: number[] = [];
+  for (const [key, answers] of submissions.answers) {
+    const jobId = answers[0]?.jobId;
+    if (!echoKeys.has(key) || !jobId) continue;
+    const job = await stack.ledger.get(jobId).catch(() => undefined);
+    if (job?.status === 'completed' && job.completedAt) ends.push(job.completedAt.getTime() - job.acceptedAt.getTime());
+  }
+  const adm = submissions.admissionMs;
+  return {
+    admission: { n: adm.length, p50: percentile(adm, 0.5), p99: percentile(adm, 0.99) },
+    endToEnd: { n: ends.length, p50: percentile(ends, 0.5), p90: percentile(ends, 0.9) },
+  };
 }
 
 const each = (n: number) => ({ ...(Object.fromEntries(FAULT_KINDS.map((k) => [k, n])) as Record<FaultKind, number>), redis_master_kill: 0 });
@@ -87,7 +115,16 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
   // Ports 7151–7156 when free; otherwise any.
   const redis = config.cluster ? await ChaosRedisCluster.start(dir, await clusterPorts()) : await ChaosRedis.start(config.redisPolicy);
   cleanup.push(() => redis.killNow());
-  const stack = await Stack.create(pg, redis, { schema: 'chaos', ...config, logDir: path.join(dir, 'logs') });
+  let hostsApart: { hosts: HostsApart; condition: LinkCondition } | undefined;
+  if (config.hostsApart) {
+    if (config.cluster) throw new Error('--hosts-apart runs on the single Redis, not on --cluster');
+    if (!canMakeNamespaces()) throw new Error('--hosts-apart needs root and iproute2 (ip netns add failed)');
+    const hosts = new HostsApart(String(seed % 1000));
+    cleanup.push(() => hosts.remove());
+    hostsApart = { hosts, condition: HOSTS_APART_LINK };
+  }
+  const { hostsApart: _apart, ...stackConfig } = config;
+  const stack = await Stack.create(pg, redis, { schema: 'chaos', ...stackConfig, logDir: path.join(dir, 'logs'), ...(hostsApart ? { hostsApart } : {}) });
   cleanup.push(() => stack.killNow());
   const slots = Array.from({ length: config.workers }, (_, i) => `w${i + 1}`);
   await Promise.all([stack.startProducer(), ...slots.map((s) => stack.startWorker(s))]);
@@ -153,6 +190,7 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
   }
   open = await waitSettled(stack.ledger, submissions, 5_000);
   say(`settled (${open.length} open); auditing`);
+  const timings = await timingsOf(stack, submissions, new Set(specs.filter((s) => s.request.graph === 'echo').map((s) => s.key)));
   await resumer.stop();
   supervisor.stopWatchdog();
   progress.stop();
@@ -191,11 +229,14 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
     unexpectedExits: supervisor.unexpectedExits,
     approvalsResumed: resumer.resumed,
     submissionRetries: submissions.retries,
+    timings,
+    ...(hostsApart ? { hostsApart: { ...hostsApart.condition } } : {}),
     logDir: path.join(dir, 'logs'),
     warnings,
   };
   const violations = violationsOf(partial);
   await stack.close();
+  hostsApart?.hosts.remove();
   await redis.stop();
   // Keep the database of a failed run for inspection (its path is in the result).
   if (violations.length === 0) await pg.remove();

@@ -6,8 +6,9 @@ import { RunledgerClient } from '../packages/client/src/index';
 import { createPool, freePort, isPortOpen, Ledger, migrate } from '../packages/ledger/src/index';
 import { ChaosRedisCluster } from './cluster';
 import type { ChaosPostgres, ChaosRedis } from './infra';
+import type { HostsApart } from './netns';
 import { Proc, sumRejections } from './procs';
-import { LinkProxy } from './proxy';
+import { type LinkCondition, LinkProxy } from './proxy';
 
 /**
  * A worker slot's links, each through a proxy the faults can slow down or cut. A Redis Cluster
@@ -24,6 +25,8 @@ export interface StackOptions {
   sweepIntervalMs: number;
   workerConcurrency: number;
   logDir: string;
+  /** The producer and each worker slot on a host of its own, every link to PostgreSQL and Redis through a proxy with `condition`. */
+  hostsApart?: { hosts: HostsApart; condition: LinkCondition };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,6 +42,8 @@ export class Stack {
   readonly all: Proc[] = [];
   /** Per worker slot, kept across its restarts. */
   readonly links = new Map<string, WorkerLinks>();
+  /** The producer's links when hosts are apart (no fault touches them). */
+  private producerLinks: WorkerLinks | undefined;
   private spawned = 0;
   /**
    * The version admission records (the producer's RUNLEDGER_BUILD_ID); the deploy fault moves it.
@@ -56,7 +61,20 @@ export class Stack {
   ) {
     this.pool = createPool({ connectionString: pg.url, schema: options.schema, max: 8, onError: () => {} });
     this.ledger = new Ledger(this.pool, { leaseTtlMs: options.leaseTtlMs });
-    this.client = new RunledgerClient({ baseUrl: `http://127.0.0.1:${producerPort}`, retries: 2, retryDelayMs: 200, requestTimeoutMs: 5_000 });
+    this.client = new RunledgerClient({ baseUrl: `http://${this.producerHost}:${producerPort}`, retries: 2, retryDelayMs: 200, requestTimeoutMs: 5_000 });
+  }
+
+  /** Where the producer listens: loopback, or its own host's address when hosts are apart. */
+  get producerHost(): string {
+    return this.options.hostsApart?.hosts.host('producer').ip ?? '127.0.0.1';
+  }
+
+  /** PostgreSQL's and Redis's URLs as a process reaches them through `links`. */
+  private through(links: WorkerLinks, host: string): { DATABASE_URL: string; REDIS_URL: string } {
+    return {
+      DATABASE_URL: this.pg.url.replace(`127.0.0.1:${this.pg.port}/`, `${host}:${links.pg.port}/`),
+      REDIS_URL: links.redis ? this.redis.url.replace(/127\.0\.0\.1:\d+$/, `${host}:${links.redis.port}`) : this.redis.url,
+    };
   }
 
   /** Migrates the schema; no process runs yet. */
@@ -84,12 +102,14 @@ export class Stack {
     };
   }
 
-  private spawn(name: string, entry: string, extra: Record<string, string>): Proc {
+  /** Spawns `entry` as `name` on the host of `host` (a worker slot or `producer`) when hosts are apart. */
+  private spawn(name: string, entry: string, extra: Record<string, string>, host: string): Proc {
     const p = new Proc(
       `${String(++this.spawned).padStart(3, '0')}-${name}`,
       entry,
       { ...this.env, ...extra },
       path.join(this.options.logDir, this.options.schema),
+      this.options.hostsApart?.hosts.prefix(host) ?? [],
     );
     this.all.push(p);
     return p;
@@ -97,17 +117,19 @@ export class Stack {
 
   /** Starts the producer and waits until it listens. `extra` env, e.g. the crash hook. */
   async startProducer(extra: Record<string, string> = {}): Promise<Proc> {
-    const p = this.spawn('producer', 'apps/producer/src/main.ts', {
-      PORT: String(this.producerPort),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      RUNLEDGER_BUILD_ID: this.buildId,
-      ...extra,
-    });
+    const apart = this.options.hostsApart;
+    if (apart && !this.producerLinks) this.producerLinks = await this.proxies(apart.hosts.host('producer').gatewayIp);
+    const through = apart && this.producerLinks ? this.through(this.producerLinks, apart.hosts.host('producer').gatewayIp) : {};
+    const p = this.spawn(
+      'producer',
+      'apps/producer/src/main.ts',
+      { PORT: String(this.producerPort), HOST: this.producerHost, LOG_LEVEL: 'warn', RUNLEDGER_BUILD_ID: this.buildId, ...through, ...extra },
+      'producer',
+    );
     this.producer = p;
     // Ten minutes: on a loaded machine loading the producer's modules alone takes tens of seconds,
     // and with load averages of 40 on 2 cores a start took over five minutes.
-    for (const end = Date.now() + 600_000; !(await isPortOpen(this.producerPort, '127.0.0.1', 200)); ) {
+    for (const end = Date.now() + 600_000; !(await isPortOpen(this.producerPort, this.producerHost, 200)); ) {
       if (!p.alive || Date.now() > end) throw new Error(`producer did not start:\n${p.recent}`);
       await sleep(50);
     }
@@ -127,11 +149,8 @@ export class Stack {
   async startWorker(slot: string, extra: Record<string, string> = {}): Promise<Proc> {
     const n = this.all.filter((p) => p.name.endsWith(`-${slot}`)).length + 1;
     const links = await this.linksOf(slot);
-    const through = {
-      DATABASE_URL: this.pg.url.replace(`:${this.pg.port}/`, `:${links.pg.port}/`),
-      REDIS_URL: links.redis ? this.redis.url.replace(/:\d+$/, `:${links.redis.port}`) : this.redis.url,
-    };
-    const p = this.spawn(slot, 'apps/worker/src/main.ts', { RUNLEDGER_WORKER_ID: `${slot}-${n}`, ...through, ...this.versionEnv(slot), ...extra });
+    const through = this.through(links, this.options.hostsApart?.hosts.host(slot).gatewayIp ?? '127.0.0.1');
+    const p = this.spawn(slot, 'apps/worker/src/main.ts', { RUNLEDGER_WORKER_ID: `${slot}-${n}`, ...through, ...this.versionEnv(slot), ...extra }, slot);
     this.workers.set(slot, p);
     await p.waitForLine('worker started', 600_000);
     return p;
@@ -153,10 +172,21 @@ export class Stack {
   async linksOf(slot: string): Promise<WorkerLinks> {
     let links = this.links.get(slot);
     if (!links) {
-      const { redis } = this;
-      links = { pg: await LinkProxy.start(this.pg.port), redis: redis instanceof ChaosRedisCluster ? undefined : await LinkProxy.start(redis.port) };
+      links = await this.proxies(this.options.hostsApart?.hosts.host(slot).gatewayIp ?? '127.0.0.1');
       this.links.set(slot, links);
     }
+    return links;
+  }
+
+  /** A pair of proxies to PostgreSQL and Redis listening on `host`, with the hosts-apart condition when set. */
+  private async proxies(host: string): Promise<WorkerLinks> {
+    const { redis } = this;
+    const links = {
+      pg: await LinkProxy.start(this.pg.port, host),
+      redis: redis instanceof ChaosRedisCluster ? undefined : await LinkProxy.start(redis.port, host),
+    };
+    const condition = this.options.hostsApart?.condition;
+    if (condition) for (const l of [links.pg, links.redis]) if (l) l.condition = condition;
     return links;
   }
 
@@ -183,7 +213,8 @@ export class Stack {
   async close(): Promise<void> {
     for (const p of this.all) p.kill('SIGKILL');
     await Promise.all(this.all.map((p) => p.exited));
-    await Promise.all([...this.links.values()].flatMap((l) => [l.pg.close(), l.redis?.close()]));
+    const links = [...this.links.values(), ...(this.producerLinks ? [this.producerLinks] : [])];
+    await Promise.all(links.flatMap((l) => [l.pg.close(), l.redis?.close()]));
     await this.pool.end().catch(() => {});
   }
 
