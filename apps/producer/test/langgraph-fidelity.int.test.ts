@@ -3,7 +3,8 @@
 // the graph has no channel for is dropped, not refused (the /v1 API still refuses it); a graph
 // factory builds the graph each run's config asks for, streams its updates and takes a state
 // update as the thread's node; StateSchema and zod-registry states describe their fields with
-// LangGraph's jsonSchemaExtra; an unknown assistant says so in LangGraph's words.
+// LangGraph's jsonSchemaExtra, and an Annotation state's (and its subgraphs') from its TypeScript
+// types; an unknown assistant says so in LangGraph's words.
 import path from 'node:path';
 import { loadGraphs, parseGraphConfigDefaults } from '@runledger/runtime';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +77,19 @@ describe('LangGraph API fidelity', { timeout: 90_000 }, () => {
     expect(state.properties.messages).toMatchObject({ langgraph_type: 'messages' });
     expect(state.properties.count).toMatchObject({ type: 'number' });
     expect(schemas.input_schema).not.toBeNull();
+  });
+
+  it("an Annotation graph's schemas are typed from its TypeScript types, its subgraphs' too, as LangGraph's server reads them", async () => {
+    const client = s.client();
+    const schemas = await client.assistants.getSchemas('context_model');
+    const model = { type: 'object', properties: { model: { type: 'string' } } };
+    expect(schemas).toMatchObject({ config_schema: model, context_schema: model });
+    expect(schemas.state_schema).toMatchObject({ type: 'object', properties: { message: { type: 'string' }, model: { type: 'string' } } });
+    const subgraphs = await client.assistants.getSubgraphs('with_subgraph');
+    expect(Object.keys(subgraphs)).toEqual(['inner']);
+    expect(subgraphs.inner).toMatchObject({
+      state: { type: 'object', properties: { city: { type: 'string' }, log: { type: 'array', items: { type: 'string' } } } },
+    });
   });
 
   it("an unknown assistant answers 404 in LangGraph's words", async () => {

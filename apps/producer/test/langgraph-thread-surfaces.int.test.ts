@@ -78,14 +78,8 @@ describe.each(SDKS)('LangGraph API through the SDK: thread reads (SDK %s)', (sdk
 describe.each(SDKS)('LangGraph API through the SDK: thread copy, supersteps, on_completion (SDK %s)', (sdk) => {
   const client = () => s.client(undefined, sdk);
 
-  it('DELETE a run: an unfinished one is rolled back (gone with its checkpoints); a finished one answers 409 and stays', async () => {
+  it('DELETE a run: an unfinished one is rolled back (gone with its checkpoints)', async () => {
     const c = client();
-    const finished = await c.threads.create();
-    await c.runs.wait(finished.thread_id, 'echo', { input: { steps: 1 } });
-    const [done] = await c.runs.list(finished.thread_id);
-    await expect(c.runs.delete(finished.thread_id, done?.run_id as string)).rejects.toThrow(/409/);
-    expect(await c.runs.get(finished.thread_id, done?.run_id as string)).toMatchObject({ status: 'success' });
-
     const parked = await c.threads.create();
     await c.runs.wait(parked.thread_id, 'approval', { input: { request: 'x' } });
     const [run] = await c.runs.list(parked.thread_id);
@@ -94,6 +88,41 @@ describe.each(SDKS)('LangGraph API through the SDK: thread copy, supersteps, on_
     expect(await c.runs.list(parked.thread_id)).toEqual([]);
     expect((await c.threads.getState(parked.thread_id)).values).toEqual({});
     expect((await c.threads.get(parked.thread_id)).status).toBe('idle');
+  });
+
+  it('DELETE a finished run: gone for this API with its checkpoints, as on LangGraph; its job stays in /v1 as the receipt', async () => {
+    const c = client();
+    const thread = await c.threads.create();
+    await c.runs.wait(thread.thread_id, 'echo', { input: { steps: 1 } });
+    const before = (await c.threads.getState(thread.thread_id)).values;
+    await c.runs.wait(thread.thread_id, 'echo', { input: { steps: 2 } });
+    const [second, first] = await c.runs.list(thread.thread_id);
+    await c.runs.delete(thread.thread_id, second?.run_id as string);
+    await expect(c.runs.get(thread.thread_id, second?.run_id as string)).rejects.toThrow(/404/);
+    await expect(c.runs.delete(thread.thread_id, second?.run_id as string)).rejects.toThrow(/404/);
+    expect((await c.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([first?.run_id]);
+    expect((await c.threads.getState(thread.thread_id)).values).toEqual(before);
+    const headers = { 'x-api-key': KEYS.acme };
+    const receipt = (await (await fetch(`${s.url}/v1/jobs/${second?.run_id}`, { headers })).json()) as { status: string; recoveryReason: string };
+    expect([receipt.status, receipt.recoveryReason]).toEqual(['completed', 'deleted']);
+    const { events } = (await (await fetch(`${s.url}/v1/jobs/${second?.run_id}/events`, { headers })).json()) as { events: Array<{ type: string }> };
+    expect(events.at(-1)?.type).toBe('deleted');
+
+    // A cancelled run too (LangGraph's auth tests cancel a scheduled run, then delete it).
+    const later = await c.runs.create(thread.thread_id, 'echo', { input: { steps: 1 }, afterSeconds: 100 });
+    await c.runs.cancel(thread.thread_id, later.run_id, true);
+    await c.runs.delete(thread.thread_id, later.run_id);
+    await expect(c.runs.get(thread.thread_id, later.run_id)).rejects.toThrow(/404/);
+  });
+
+  it('DELETE a finished run answers 409 while another run of its thread is unfinished (its checkpoints may build on it)', async () => {
+    const c = client();
+    const thread = await c.threads.create();
+    await c.runs.wait(thread.thread_id, 'echo', { input: { steps: 1 } });
+    const [done] = await c.runs.list(thread.thread_id);
+    await c.runs.wait(thread.thread_id, 'approval', { input: { request: 'x' } });
+    await expect(c.runs.delete(thread.thread_id, done?.run_id as string)).rejects.toThrow(/409/);
+    expect(await c.runs.get(thread.thread_id, done?.run_id as string)).toMatchObject({ status: 'success' });
   });
 
   it('copy: a new thread with the same checkpoints and metadata; runs on it leave the source alone', async () => {

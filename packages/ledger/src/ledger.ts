@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { sealContext } from './crypto';
 import type { Queryable } from './db';
-import { fenced, InvalidTransitionError, LedgerError, NotFoundError } from './errors';
+import { fenced, InvalidTransitionError, LedgerError, NotFoundError, ThreadBusyError } from './errors';
 import { GraphLimits } from './graph-limits';
 import { AdmissionLedger } from './ledger-admission';
 import { json, type LedgerOptions } from './ledger-core';
@@ -360,6 +360,30 @@ export class Ledger extends AdmissionLedger {
       const job = await this.operate(jobId, tenant, from, 'cancelled', 'cancelled', 'rollback', { detail, reason: 'rolled_back' }, client);
       await this.q('delete_run_checkpoints', [jobId], client);
       return job;
+    });
+  }
+
+  /**
+   * Deletes a finished run for the LangGraph API (its DELETE, as LangGraph's server deletes a run
+   * and its checkpoints): in one transaction holding the job's thread as a state write does
+   * (lock_thread.sql, hold_thread_jobs.sql), marks the job deleted (mark_run_deleted.sql) and
+   * deletes its checkpoints, their writes, the blobs only they use and its stream log
+   * (delete_run_checkpoints.sql). Its row, with its status, events and effects, stays: the
+   * receipt. Throws ThreadBusyError while a run of its thread is unfinished (its checkpoints may
+   * build on these), InvalidTransitionError for an unfinished job, writing nothing.
+   */
+  deleteFinished(jobId: string, tenant?: string, note?: string): Promise<Job> {
+    return this.inTransaction(async (client) => {
+      const found = (await this.q('get_job', [jobId, tenant ?? null], client)).rows[0];
+      if (!found) throw new NotFoundError(jobId);
+      const job = toJob(found, this.crypto);
+      await this.q('lock_thread', [job.tenant, job.threadId], client);
+      const open = (await this.q('hold_thread_jobs', [job.tenant, job.threadId], client)).rows as Array<{ job_id: string }>;
+      if (open[0]) throw new ThreadBusyError(job.threadId, open[0].job_id);
+      const row = (await this.q('mark_run_deleted', [jobId, tenant ?? null, json({ note: this.eventNote(jobId, note) })], client)).rows[0];
+      if (!row) throw new InvalidTransitionError(jobId, job.status, 'delete');
+      await this.q('delete_run_checkpoints', [jobId], client);
+      return toJob(row, this.crypto);
     });
   }
 

@@ -72,9 +72,10 @@ export async function definitionFromExport(entry: GraphEntry, exported: unknown,
     notice(`graph "${entry.id}" (${entry.spec}) was compiled with its own checkpointer; Runledger runs it on its fenced PostgreSQL checkpointer instead.`);
   };
   const description = entry.description ?? `${entry.spec} (langgraph.json)`;
+  const source = { file: entry.file, exportName: entry.exportName };
   if (isCompiled(value) || isUncompiled(value)) {
     const builder = isCompiled(value) ? value.builder : value;
-    return { name: entry.id, description, validateInput: inputCheck(entry.id, builder), build: (saver) => withSaver(value, saver, replaced) };
+    return { name: entry.id, description, source, validateInput: inputCheck(entry.id, builder), build: (saver) => withSaver(value, saver, replaced) };
   }
   if (typeof value !== 'function') throw notGraph(entry, value);
   const factory = value as Factory;
@@ -86,6 +87,7 @@ export async function definitionFromExport(entry: GraphEntry, exported: unknown,
   return {
     name: entry.id,
     description,
+    source,
     // The graph exists only once the factory ran with a run's config: nothing to derive a schema from.
     validateInput: (input) => (isPlainObject(input) ? undefined : `${entry.id} input: must be a JSON object`),
     // The factory runs for each call (run, stream, state read or update), with that call's config, as in `langgraph dev`.

@@ -54,6 +54,12 @@ export interface GraphDefinition {
    * `upgrade` moves their jobs here without replay). Default none: `pinned`.
    */
   resumes?: readonly string[];
+  /**
+   * Where the graph's export is written (langgraph.json's entry): the file and the export's name.
+   * The LangGraph API reads the TypeScript types of an Annotation state from it for the graph's
+   * JSON schemas, as LangGraph's server does. Absent for graphs given in code.
+   */
+  source?: { file: string; exportName: string };
 }
 
 export type GraphRegistry = ReadonlyMap<string, GraphDefinition>;

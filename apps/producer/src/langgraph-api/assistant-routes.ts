@@ -7,7 +7,7 @@ import { admissionTenant, checkMetadataSize } from '../security';
 import { deleteAssistant } from './assistant-delete';
 import { type Assistant, assistantView, versionView } from './assistants';
 import type { LangGraphDeps } from './context';
-import { type DescribedGraph, graphSchemas } from './graph-schemas';
+import { type DescribedGraph, type GraphSchemas, graphSchemas, typedAtRuntime } from './graph-schemas';
 import {
   AssistantCount,
   AssistantCreate,
@@ -24,11 +24,14 @@ import {
 // In /openapi.json under the `langgraph` tag, from the same schemas that validate the requests.
 const doc = { tags: ['langgraph'] };
 
-// As LangGraph's server answers them: a config schema is also the context schema (one in JS).
-const schemasOf = (graphId: string, g: DescribedGraph) => {
-  const { input, output, state, config } = graphSchemas(g);
-  return { graph_id: graphId, input_schema: input, output_schema: output, state_schema: state, config_schema: config, context_schema: config };
-};
+/**
+ * A graph's (or its subgraph's, at `namespace`) schemas as LangGraph's server finds them: typed by
+ * its runtime objects, else read from its TypeScript types, else its channels untyped.
+ */
+async function schemasOf(d: LangGraphDeps, request: FastifyRequest, graphId: string, g: DescribedGraph, namespace?: string): Promise<GraphSchemas> {
+  const typed = typedAtRuntime(g) ? undefined : await d.typeSchemas.of(graphId, request.log, namespace);
+  return typed ?? graphSchemas(g);
+}
 
 const idOf = (request: FastifyRequest) => (request.params as z.infer<typeof AssistantParams>).assistant_id;
 
@@ -182,10 +185,12 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
 
   app.get(
     '/assistants/:assistant_id/schemas',
-    { schema: { ...doc, summary: "An assistant's JSON schemas: objects of the graph's channels (null where it names none)", params: AssistantParams } },
+    { schema: { ...doc, summary: "An assistant's JSON schemas (null where the graph names none)", params: AssistantParams } },
     async (request) => {
       const g = await graphOf(request);
-      return schemasOf(g.name, g.build(new MemorySaver()) as DescribedGraph);
+      const { input, output, state, config } = await schemasOf(d, request, g.name, g.build(new MemorySaver()) as DescribedGraph);
+      // As LangGraph's server answers them: a config schema is also the context schema (one in JS).
+      return { graph_id: g.name, input_schema: input, output_schema: output, state_schema: state, config_schema: config, context_schema: config };
     },
   );
 
@@ -198,7 +203,7 @@ export async function assistantRoutes(app: FastifyInstance, d: LangGraphDeps): P
     if (typeof compiled.getSubgraphsAsync !== 'function') return out;
     // Each as LangGraph's server writes a subgraph's: { input, output, state, config }.
     for await (const [ns, sub] of compiled.getSubgraphsAsync(namespace, recurse)) {
-      const { input_schema: input, output_schema: output, state_schema: state, config_schema: config } = schemasOf(g.name, sub);
+      const { input, output, state, config } = await schemasOf(d, request, g.name, sub, ns);
       out[ns] = { input, output, state, config };
     }
     return out;

@@ -16,5 +16,9 @@ export async function cancelRun(d: LangGraphDeps, request: FastifyRequest, runId
   await (rollback ? act.rollback(runId, tenantScope(request), note) : act.cancel(runId, tenantScope(request), note));
 }
 
-/** A run rolled back: deleted as far as the LangGraph API goes (its job stays in the ledger as a receipt). */
-export const isRolledBack = (job: Pick<Job, 'status' | 'recoveryReason'>) => job.status === 'cancelled' && job.recoveryReason === 'rolled_back';
+/**
+ * A run rolled back, or deleted once finished (Ledger.deleteFinished): gone as far as the LangGraph
+ * API goes (its job stays in the ledger as a receipt).
+ */
+export const isDeleted = (job: Pick<Job, 'status' | 'recoveryReason'>) =>
+  (job.status === 'cancelled' && job.recoveryReason === 'rolled_back') || job.recoveryReason === 'deleted';

@@ -5,6 +5,7 @@ import { Assistants } from './assistants';
 import { DEFAULT_OPEN_STREAM_LIMITS, OpenStreams } from './open-streams';
 import { RunTails } from './run-tails';
 import { DEFAULT_THREAD_STATE_LIMITS, type ThreadStateLimits, ThreadStateReader } from './thread-state';
+import { TypeSchemas } from './type-schemas';
 
 /** What the LangGraph Server API routes share: the producer's deps plus the API's own records. */
 export interface LangGraphDeps extends RouteDeps {
@@ -16,6 +17,8 @@ export interface LangGraphDeps extends RouteDeps {
   tails: RunTails;
   openStreams: OpenStreams;
   stateLimits: ThreadStateLimits;
+  /** The graphs' schemas read from their TypeScript types (an Annotation state's). */
+  typeSchemas: TypeSchemas;
   /** langgraph.json's `auth.path`: its `on(…)` handlers authorize each request (auth-hook.ts). */
   customAuth?: CustomAuth;
 }
@@ -43,6 +46,7 @@ export function langGraphDeps(
     tails: new RunTails(reads, streamOptions.onTailPoll),
     openStreams: new OpenStreams({ ...DEFAULT_OPEN_STREAM_LIMITS, ...streamOptions.limits }),
     stateLimits: { ...DEFAULT_THREAD_STATE_LIMITS, ...stateLimits },
+    typeSchemas: new TypeSchemas(deps.graphs),
     customAuth,
   };
 }

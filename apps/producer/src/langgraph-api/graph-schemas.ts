@@ -68,10 +68,6 @@ function fromZodRegistry(g: DescribedGraph): GraphSchemas | undefined {
 }
 
 /**
- * A JSON schema of an object with a graph's channels as its properties (any type each): what a
- * compiled graph tells of its shape without a typed state schema; null when it names none.
- */
-/**
  * The names a graph's input may carry: a StateGraph's input channel is `__start__` (LangGraph
  * writes the input there and passes it on), so its input definition's (or state's) channels are read.
  */
@@ -81,6 +77,10 @@ function inputNames(g: DescribedGraph): unknown {
   return typeof fields === 'object' && fields !== null ? Object.keys(fields) : g.inputChannels;
 }
 
+/**
+ * A JSON schema of an object with a graph's channels as its properties (any type each): what a
+ * compiled graph tells of its shape without a typed state schema; null when it names none.
+ */
 function channelSchema(channels: unknown): JsonSchema | null {
   const names = typeof channels === 'string' ? [channels] : Array.isArray(channels) ? channels.filter((c) => typeof c === 'string') : [];
   if (names.length === 0) return null;
@@ -101,8 +101,8 @@ function zodSchema(v: unknown): JsonSchema | null {
  * A compiled graph's schemas, found as LangGraph's server finds them at run time: a StateSchema's
  * own, else a zod state's through LangGraph's registry; each still missing from a zod schema
  * without the registry's extras, or (input, output, state) as an object of the graph's channels.
- * The TypeScript types of an Annotation state are not read (LangGraph's dev server parses the
- * source for them): its fields come out untyped.
+ * The TypeScript types of an Annotation state are not read here (type-schemas.ts reads them,
+ * when typedAtRuntime says no schema is typed): its fields come out untyped.
  */
 export function graphSchemas(g: DescribedGraph): GraphSchemas {
   const b = g.builder ?? {};
@@ -114,4 +114,14 @@ export function graphSchemas(g: DescribedGraph): GraphSchemas {
     output: found?.output ?? zodSchema(b._outputRuntimeDefinition) ?? channelSchema(g.outputChannels),
     config: found?.config ?? zodSchema(b._configRuntimeSchema),
   };
+}
+
+/**
+ * Whether the graph's runtime objects type any of its schemas (a StateSchema, a zod state, input,
+ * output or config): LangGraph's server reads a graph's TypeScript types only when none does.
+ */
+export function typedAtRuntime(g: DescribedGraph): boolean {
+  const b = g.builder ?? {};
+  if (fromStateSchema(b) ?? fromZodRegistry(g)) return true;
+  return [b._schemaRuntimeDefinition, b._inputRuntimeDefinition, b._outputRuntimeDefinition, b._configRuntimeSchema].some((v) => zodSchema(v) !== null);
 }

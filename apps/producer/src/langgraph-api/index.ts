@@ -31,6 +31,7 @@ export async function langGraphApi(
   const d = langGraphDeps(deps, deps.streams, deps.threadState, deps.customAuth);
   // Custom auth (langgraph.json's auth.path): the `on(…)` handlers run before every route below.
   if (d.customAuth) app.addHook('preHandler', customAuthHook(d));
+  app.addHook('onClose', () => d.typeSchemas.close());
   // LangChain objects (messages in thread values) go out as the reference server writes them.
   app.setReplySerializer((payload) => serializeChunk(payload));
   // Heartbeats are run-stream.ts's own `: ping` lines (the plugin's end with a blank line).

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
 import { joinRefusal } from './auth-hook';
-import { cancelRun, isRolledBack } from './cancel';
+import { cancelRun, isDeleted } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun, THREADLESS_REFUSALS } from './run-admission';
 import { finalValues } from './run-views';
@@ -134,7 +134,7 @@ export async function runStreamRoutes(app: FastifyInstance, d: LangGraphDeps): P
     const { thread_id, run_id } = request.params as Partial<z.infer<typeof RunParams>> & { run_id: string };
     const afterId = lastEventIdOf(request);
     const job = await d.ledger.get(run_id, tenantScope(request));
-    if ((thread_id !== undefined && job.threadId !== thread_id) || isRolledBack(job))
+    if ((thread_id !== undefined && job.threadId !== thread_id) || isDeleted(job))
       throw new ApiError(404, 'not_found', `Run ${run_id} is not on thread ${thread_id}.`);
     const q = request.query as z.infer<typeof JoinStreamQuery>;
     d.openStreams.hold(admissionTenant(request), reply);

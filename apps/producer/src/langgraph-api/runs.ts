@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../http-errors';
 import { admissionTenant, tenantScope } from '../security';
-import { cancelRun, isRolledBack } from './cancel';
+import { cancelRun, isDeleted } from './cancel';
 import { type LangGraphDeps, runPath } from './context';
 import { createRun, THREADLESS_REFUSALS } from './run-admission';
 import { finalValues, runView } from './run-views';
@@ -20,7 +20,7 @@ const doc = { tags: ['langgraph'] };
 async function runOf(d: LangGraphDeps, request: FastifyRequest, threadId: string, runId: string) {
   const job = await d.ledger.get(runId, tenantScope(request));
   if (job.threadId !== threadId) throw new ApiError(404, 'not_found', `Run ${runId} is not on thread ${threadId}.`);
-  if (isRolledBack(job)) throw new ApiError(404, 'not_found', `Run ${runId} was rolled back (deleted).`);
+  if (isDeleted(job)) throw new ApiError(404, 'not_found', `Run ${runId} was deleted.`);
   return job;
 }
 
@@ -89,7 +89,7 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
       const offset = q.offset ?? 0;
       const page = await d.ledger.list({ threadId: thread_id, tenant: tenantScope(request), limit: q.status ? 500 : Math.min(limit + offset, 500) });
       return page.jobs
-        .filter((j) => !isRolledBack(j) && (q.status === undefined || runStatus(j) === q.status))
+        .filter((j) => !isDeleted(j) && (q.status === undefined || runStatus(j) === q.status))
         .slice(offset, offset + limit)
         .map(runView);
     },
@@ -117,7 +117,7 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
     async (request, reply) => {
       const { run_id } = request.params as z.infer<typeof RunIdParams>;
       const job = await d.ledger.get(run_id, tenantScope(request));
-      if (isRolledBack(job)) throw new ApiError(404, 'not_found', `Run ${run_id} was rolled back (deleted).`);
+      if (isDeleted(job)) throw new ApiError(404, 'not_found', `Run ${run_id} was deleted.`);
       d.openStreams.hold(admissionTenant(request), reply);
       return answerWhenSettled(d, reply, run_id);
     },
@@ -125,14 +125,20 @@ export async function runRoutes(app: FastifyInstance, d: LangGraphDeps): Promise
 
   app.delete(
     '/threads/:thread_id/runs/:run_id',
-    { schema: { ...doc, summary: 'Delete an unfinished run with its checkpoints (a rollback); 409 for a finished one', params: RunParams } },
+    {
+      schema: {
+        ...doc,
+        summary: "Delete a run with its checkpoints: an unfinished one is rolled back; a finished one's job stays in the ledger (/v1) as a receipt",
+        params: RunParams,
+      },
+    },
     async (request, reply) => {
       const { thread_id, run_id } = request.params as z.infer<typeof RunParams>;
       const job = await runOf(d, request, thread_id, run_id);
-      // A finished run stays: its job is the ledger's receipt, and its effects may have reached a provider.
-      if (isTerminal(job.status))
-        throw new ApiError(409, 'invalid_state', `Run ${run_id} has finished; Runledger keeps finished runs. Only an unfinished run can be deleted.`);
-      await cancelRun(d, request, run_id, 'deleted through the LangGraph API', true);
+      const note = 'deleted through the LangGraph API';
+      // A finished run's effects may have reached a provider: its row and effects stay, only the LangGraph API forgets it.
+      if (isTerminal(job.status)) await d.ledger.deleteFinished(run_id, tenantScope(request), note);
+      else await cancelRun(d, request, run_id, note, true);
       return reply.code(204).send();
     },
   );
