@@ -16,7 +16,8 @@ const State = Annotation.Root({
 /** Answers the last message with a scripted reply, streamed one character at a time. */
 async function reply(state: typeof State.State, config: LangGraphRunnableConfig) {
   const last = state.messages.at(-1);
-  const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
+  // The message's text parts: agent-chat-ui and other chat clients send content as [{ type: 'text', text }].
+  const text = last?.text ?? '';
   // A fake chat model from @langchain/core: streams its response character by character, no network.
   const model = new FakeListChatModel({ responses: [`You said: ${text}`], sleep: state.tokenDelayMs ?? 5 });
   return { messages: [await model.invoke(state.messages, config)] };
