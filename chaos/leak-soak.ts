@@ -21,6 +21,11 @@ const { values: args } = parseArgs({
     'pg-restarts': { type: 'string', default: '2' },
     rate: { type: 'string', default: '2' },
     'sample-s': { type: 'string', default: '30' },
+    // The workers' RETENTION_DAYS (default 3 minutes), RETENTION_CHECKPOINTS, RETENTION_JOBS and interval.
+    'retention-days': { type: 'string', default: String(3 / 1440) },
+    'retention-checkpoints': { type: 'string', default: 'none' },
+    'retention-jobs': { type: 'string', default: 'delete' },
+    'retention-interval-s': { type: 'string', default: '60' },
     out: { type: 'string' },
   },
 });
@@ -29,7 +34,9 @@ const longRunMinutes = Number(args['long-run-minutes']);
 const pgRestarts = Number(args['pg-restarts']);
 const ratePerS = Number(args.rate);
 const sampleMs = Number(args['sample-s']) * 1_000;
-for (const [name, v] of Object.entries({ minutes, longRunMinutes, pgRestarts, ratePerS, sampleMs })) {
+const retentionDays = Number(args['retention-days']);
+const retentionIntervalMs = Number(args['retention-interval-s']) * 1_000;
+for (const [name, v] of Object.entries({ minutes, longRunMinutes, pgRestarts, ratePerS, sampleMs, retentionDays, retentionIntervalMs })) {
   if (!Number.isFinite(v) || v < 0) throw new Error(`--${name}: expected a number ≥ 0, got ${v}`);
 }
 if (longRunMinutes > minutes) throw new Error('--long-run-minutes cannot exceed --minutes');
@@ -70,14 +77,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-// Finished threads older than 3 minutes are pruned every minute and Bull Board keeps 500 finished
-// deliveries: what a soak must show is that events, checkpoints and keys stop growing once
-// retention catches up with admission (job rows are the record and stay).
+// By default finished threads older than 3 minutes are pruned every minute (checkpoints and job
+// rows with their effects and stream logs: RETENTION_JOBS=delete) and Bull Board keeps 500
+// finished deliveries: jobs, checkpoints, stream rows and keys must stop growing once retention
+// catches up with admission. Events leave by whole UTC days only, so within a run that does not
+// span a day boundary plus the window they grow (decision 0005). Under checkpoints last or all every
+// thread keeps its latest job, and each soak job is its own thread: jobs then grow.
 const retention = {
   DELIVERY_KEEP_COMPLETED_COUNT: '500',
-  RETENTION_DAYS: String(3 / 1440),
-  RETENTION_INTERVAL_MS: '60000',
-  RETENTION_CHECKPOINTS: 'all',
+  RETENTION_DAYS: String(retentionDays),
+  RETENTION_INTERVAL_MS: String(retentionIntervalMs),
+  RETENTION_CHECKPOINTS: args['retention-checkpoints'],
+  RETENTION_JOBS: args['retention-jobs'],
   JOB_TIMEOUT_MS: String((longRunMinutes + 10) * 60_000),
 };
 await stack.startProducer();
@@ -105,7 +116,7 @@ async function sample(): Promise<void> {
     row.values['redis used MB'] = Number(/used_memory:(\d+)/.exec(info)?.[1]) / 2 ** 20;
     row.values['redis keys'] = await redisClient.dbsize();
     const db = await stack.pool.query(
-      'SELECT pg_database_size(current_database()) AS bytes, (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM job_events) AS events, (SELECT count(*) FROM checkpoints) AS checkpoints, (SELECT count(*) FROM run_stream_events) AS stream',
+      'SELECT pg_database_size(current_database()) AS bytes, (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM job_events) AS events, (SELECT count(*) FROM checkpoints) AS checkpoints, (SELECT count(*) FROM run_stream_events) AS stream, (SELECT count(*) FROM effects) AS effects',
     );
     const r = db.rows[0];
     Object.assign(row.values, {
@@ -114,6 +125,7 @@ async function sample(): Promise<void> {
       'ledger events': Number(r.events),
       checkpoints: Number(r.checkpoints),
       'stream rows': Number(r.stream),
+      effects: Number(r.effects),
     });
   } catch {
     // PostgreSQL is restarting: this sample has process figures only.
@@ -187,7 +199,7 @@ try {
   clearInterval(sampler);
   await sample();
   const report = [
-    `npm run soak -- --minutes ${minutes} --long-run-minutes ${longRunMinutes} --pg-restarts ${pgRestarts} --rate ${ratePerS}`,
+    `npm run soak -- --minutes ${minutes} --long-run-minutes ${longRunMinutes} --pg-restarts ${pgRestarts} --rate ${ratePerS} --retention-days ${retentionDays} --retention-checkpoints ${args['retention-checkpoints']} --retention-jobs ${args['retention-jobs']} --retention-interval-s ${retentionIntervalMs / 1000}`,
     `${new Date(started).toISOString()} → ${new Date().toISOString()}, ${submitted} jobs submitted, ${refused} refused, load average at the end ${os
       .loadavg()
       .map((l) => l.toFixed(1))

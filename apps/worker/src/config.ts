@@ -61,10 +61,16 @@ export const WorkerEnv = z
      * credentials. Set 0.0.0.0 for a Prometheus on another host (the container and k8s set-ups do).
      */
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-    /** Retention: drop days of job events older than this many days and prune the checkpoints of threads whose every job finished before then. Unset = off. */
+    /** Retention: drop days of job events older than this many days and prune the threads whose every job finished before then (RETENTION_CHECKPOINTS, RETENTION_JOBS). Unset = off. */
     RETENTION_DAYS: z.coerce.number().positive().optional(),
     /** What retention keeps of a pruned thread's LangGraph checkpoints: none, the latest (state stays readable) or all. Default none. */
     RETENTION_CHECKPOINTS: z.enum(['none', 'last', 'all']).default('none'),
+    /**
+     * What retention does with the job rows of pruned threads: delete (with their effects, stream logs
+     * and sent webhook deliveries; an idempotency key is then honoured only until RETENTION_DAYS after
+     * its thread finished) or keep (job rows and effects stay for ever). Default delete.
+     */
+    RETENTION_JOBS: z.enum(['delete', 'keep'], { error: (issue) => `must be delete or keep (got ${JSON.stringify(issue.input)})` }).default('delete'),
     /** Time between retention passes. Default one hour. */
     RETENTION_INTERVAL_MS: int(3_600_000, 1_000),
     /** OTLP/HTTP collector for traces (e.g. http://collector:4318); setting it turns tracing on. */

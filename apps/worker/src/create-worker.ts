@@ -161,6 +161,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     retentionDays: env.RETENTION_DAYS,
     retentionIntervalMs: env.RETENTION_INTERVAL_MS,
     retentionCheckpoints: env.RETENTION_CHECKPOINTS,
+    retentionJobs: env.RETENTION_JOBS,
   });
   const worker = new RunledgerWorker({
     ledger,

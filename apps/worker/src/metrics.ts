@@ -168,6 +168,11 @@ export class WorkerMetrics {
       checkpoint_blobs: report.checkpointBlobs,
       checkpoint_writes: report.checkpointWrites,
       job_events: report.jobEvents,
+      jobs: report.jobsDeleted,
+      effects: report.effects,
+      run_stream_events: report.streamEvents,
+      webhook_deliveries: report.webhookDeliveries,
+      cron_firings: report.cronFirings,
     };
     for (const [table, n] of Object.entries(removed)) if (n > 0) this.retentionRemoved.inc({ table }, n);
   }

@@ -1,5 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
-import type { CheckpointRetention, Ledger } from '@runledger/ledger';
+import type { CheckpointRetention, JobRetention, Ledger } from '@runledger/ledger';
 import type { GraphRegistry } from '@runledger/runtime';
 import type { Tracing } from '@runledger/telemetry';
 import type { DeliveryOutcome } from './delivery-outcome';
@@ -25,6 +25,8 @@ export interface ObservabilityOptions {
   retentionIntervalMs?: number;
   /** RETENTION_CHECKPOINTS; default 'none'. */
   retentionCheckpoints?: CheckpointRetention;
+  /** RETENTION_JOBS; default 'delete'. */
+  retentionJobs?: JobRetention;
 }
 
 /** Everything a worker process reports about itself: metrics, traces, log context, retention. */
@@ -61,6 +63,7 @@ export async function createObservability(o: ObservabilityOptions): Promise<Obse
           olderThanDays: o.retentionDays,
           intervalMs: o.retentionIntervalMs,
           checkpoints: o.retentionCheckpoints,
+          jobs: o.retentionJobs,
           onReport: (report) => {
             metrics.observeRetention(report);
             if (report.threads > 0 || report.eventPartitions > 0) o.log('info', 'retention pass', { ...report });

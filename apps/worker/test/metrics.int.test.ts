@@ -150,23 +150,37 @@ describe('lease loss and fenced writes', () => {
 });
 
 describe('retention task', () => {
-  it('prunes an old finished thread, keeps its job row and counts what it removed', async () => {
+  it("deletes an old finished thread's job (RETENTION_JOBS=delete, the default), keeps one under keep, and counts what it removed", async () => {
     const w = await startWorker(db.ledger, db, q, 'retention-worker');
-    try {
+    const finishedLongAgo = async () => {
       const job = await submit(db.ledger, q, { graph: 'echo', input: { steps: 2 } });
       expect((await waitForStatus(db.ledger, job.jobId, ['completed'])).status).toBe('completed');
       await db.ledger.pool.query("UPDATE jobs SET completed_at = now() - interval '10 days' WHERE job_id = $1", [job.jobId]);
+      return job.jobId;
+    };
+    const exists = async (jobId: string) => (await db.ledger.pool.query('SELECT 1 FROM jobs WHERE job_id = $1', [jobId])).rowCount === 1;
+    try {
+      const gone = await finishedLongAgo();
       const task = new RetentionTask(db.ledger, { olderThanDays: 7, onReport: (r) => w.obs.metrics.observeRetention(r) });
       const report = await task.runOnce();
-      expect(report).toMatchObject({ threads: 1, jobs: 1, complete: true });
+      expect(report).toMatchObject({ threads: 1, jobs: 1, jobsDeleted: 1, complete: true });
       expect(report!.checkpoints).toBeGreaterThan(0);
-      const text = await w.scrape();
+      let text = await w.scrape();
       expect(sample(text, 'runledger_retention_removed_total', 'table="checkpoints"')).toBe(report!.checkpoints);
-      expect(await db.ledger.get(job.jobId)).toMatchObject({ status: 'completed', result: { done: 2 } });
-      // Its events are today's: they leave with their day's partition, not with the thread.
+      expect(sample(text, 'runledger_retention_removed_total', 'table="jobs"')).toBe(1);
+      expect(await exists(gone)).toBe(false);
+      // Its events are today's: they leave with their day's partition, not with the job.
       expect(report!.jobEvents).toBe(0);
-      expect((await db.ledger.events(job.jobId)).length).toBeGreaterThan(0);
+      expect((await db.ledger.events(gone)).length).toBeGreaterThan(0);
       await task.stop();
+
+      const kept = await finishedLongAgo();
+      const keeping = new RetentionTask(db.ledger, { olderThanDays: 7, jobs: 'keep', onReport: (r) => w.obs.metrics.observeRetention(r) });
+      expect(await keeping.runOnce()).toMatchObject({ threads: 1, jobs: 1, jobsDeleted: 0 });
+      expect(await db.ledger.get(kept)).toMatchObject({ status: 'completed', result: { done: 2 } });
+      text = await w.scrape();
+      expect(sample(text, 'runledger_retention_removed_total', 'table="jobs"')).toBe(1);
+      await keeping.stop();
     } finally {
       await w.close();
     }

@@ -66,7 +66,7 @@ export { listMigrations, type MigrateOptions, migrate, requireMigrated, schemaVe
 export { type RateTake, takeRateToken } from './rate-buckets';
 export { connectionStringPassword, createRedactor, REDACTED, type Redactor, redactConnectionStrings, SENSITIVE_FIELDS } from './redaction';
 export { KeyRotation, type ResealPosition, type ResealReport, type ResealTick, type SealedCounts } from './reseal';
-export { type CheckpointRetention, pruneFinishedThreads, type RetentionOptions, type RetentionReport } from './retention';
+export { type CheckpointRetention, type JobRetention, pruneFinishedThreads, type RetentionOptions, type RetentionReport } from './retention';
 export { RunStreamLog, type StreamEvent } from './run-stream-log';
 export { ALL_STATUSES, canTransition, isTerminal, JobStatus, LEASED_STATUSES, TERMINAL_STATUSES, TRANSITIONS } from './states';
 export { storageStats, type TableStorage } from './storage-stats';

@@ -4,11 +4,21 @@ import { inTransaction, run } from './sql';
 /** What retention leaves of a finished thread's LangGraph checkpoints: none, the latest one (state stays readable), or all. */
 export type CheckpointRetention = 'none' | 'last' | 'all';
 
+/** What retention does with the job rows of pruned threads: delete them (with their effects, stream logs and sent webhook deliveries) or keep them. */
+export type JobRetention = 'delete' | 'keep';
+
 export interface RetentionOptions {
   /** Age in days (> 0; fractions allowed) after which finished threads are pruned and whole days of job events are dropped. */
   olderThanDays: number;
   /** What stays of a pruned thread's checkpoints. Default 'none'. */
   checkpoints?: CheckpointRetention;
+  /**
+   * 'delete' (the default): the job rows of pruned threads go, with their effects, stream logs and
+   * webhook deliveries, once no delivery is pending; under checkpoints 'last' or 'all' each
+   * thread's latest job stays (its state is read through it). An idempotency key is then honoured
+   * only until `olderThanDays` after its thread finished. 'keep': job rows and effects stay for ever.
+   */
+  jobs?: JobRetention;
   /** Candidate jobs examined per statement. Default 500. */
   batchSize?: number;
   /** Statements per call, so one call stays short. Default 100. */
@@ -17,7 +27,7 @@ export interface RetentionOptions {
   lockWaitMs?: number;
 }
 
-/** What one retention pass removed. Job rows and effects are never removed; jobs are marked pruned. */
+/** What one retention pass removed. */
 export interface RetentionReport {
   threads: number;
   /** Jobs whose threads were pruned (now marked `pruned_at`). */
@@ -25,11 +35,18 @@ export interface RetentionReport {
   checkpoints: number;
   checkpointBlobs: number;
   checkpointWrites: number;
+  /** Job rows deleted (jobs 'delete'), and with them their effects, stream chunks and webhook deliveries. */
+  jobsDeleted: number;
+  effects: number;
+  streamEvents: number;
+  webhookDeliveries: number;
+  /** cron_firings rows of times before the cutoff (each cron keeps its latest). */
+  cronFirings: number;
   /** Day partitions of job_events dropped. */
   eventPartitions: number;
   /** Events in them (PostgreSQL's estimate: counting would read what is thrown away). */
   jobEvents: number;
-  /** False when another process was pruning threads at the same time (this call then removed no checkpoints). */
+  /** False when another process was pruning threads at the same time (this call then removed no checkpoints or jobs), or the batches ran out. */
   complete: boolean;
 }
 
@@ -49,22 +66,26 @@ async function forgetEventMinutes(pool: pg.Pool): Promise<void> {
 /**
  * Retention at any ledger size: drops the day partitions of job_events older than
  * `olderThanDays` (no row deletes) and the chart's counted minutes of those days, creates the
- * coming days' partitions, and prunes the LangGraph checkpoints (checkpoints, blobs, pending
- * writes) of threads whose every job is terminal and
- * finished more than `olderThanDays` ago, as `checkpoints` says, in batches; reports what it
- * removed. Job rows (the permanent idempotency receipts) and effects (the proof a provider was
- * called, which a replay's idempotency key relies on) stay; a thread with any unfinished or
- * recent job keeps its checkpoints. Safe to call from many processes: one prunes at a time.
- * Throws RangeError for a non-positive age, LedgerError DATABASE_UNAVAILABLE when PostgreSQL is
- * unreachable (or the partition lock was not had within `lockWaitMs`: the next pass retries).
+ * coming days' partitions, removes cron firings older than that (each cron keeps its latest),
+ * prunes the LangGraph checkpoints (checkpoints, blobs, pending writes) of threads whose every
+ * job is terminal and finished more than `olderThanDays` ago, as `checkpoints` says, and then,
+ * with `jobs` 'delete' (the default), deletes those threads' job rows with their effects, stream
+ * logs and sent webhook deliveries (delete_pruned_jobs.sql says which stay), all in batches;
+ * reports what it removed. A thread with any unfinished or recent job keeps everything. Events of
+ * a deleted job leave with their day's partition. Safe to call from many processes: one prunes at
+ * a time. Throws RangeError for a non-positive age or an unknown policy, LedgerError
+ * DATABASE_UNAVAILABLE when PostgreSQL is unreachable (or the partition lock was not had within
+ * `lockWaitMs`: the next pass retries).
  */
 export async function pruneFinishedThreads(pool: pg.Pool, options: RetentionOptions): Promise<RetentionReport> {
   if (!(options.olderThanDays > 0)) throw new RangeError(`olderThanDays must be a positive number of days, got ${options.olderThanDays}.`);
   const keep = options.checkpoints ?? 'none';
   if (!['none', 'last', 'all'].includes(keep)) throw new RangeError(`checkpoints must be none, last or all, got ${keep}.`);
-  const q = async (name: string, values: unknown[]) => (await run(pool, name, values)).rows[0] as Record<string, unknown> | undefined;
+  const jobs = options.jobs ?? 'delete';
+  if (!['delete', 'keep'].includes(jobs)) throw new RangeError(`jobs must be delete or keep, got ${jobs}.`);
+  const q = (name: string, values: unknown[]) => run<Record<string, unknown>>(pool, name, values);
   await q('ensure_job_event_partitions', [0, 7]);
-  const dropped = await q('drop_job_event_partitions', [options.olderThanDays, options.lockWaitMs ?? 2_000]);
+  const dropped = (await q('drop_job_event_partitions', [options.olderThanDays, options.lockWaitMs ?? 2_000])).rows[0];
   await forgetEventMinutes(pool);
   const report: RetentionReport = {
     threads: 0,
@@ -72,22 +93,46 @@ export async function pruneFinishedThreads(pool: pg.Pool, options: RetentionOpti
     checkpoints: 0,
     checkpointBlobs: 0,
     checkpointWrites: 0,
+    jobsDeleted: 0,
+    effects: 0,
+    streamEvents: 0,
+    webhookDeliveries: 0,
+    cronFirings: 0,
     eventPartitions: num(dropped, 'partitions'),
     jobEvents: num(dropped, 'estimated_rows'),
-    complete: keep === 'all',
+    complete: false,
   };
-  if (keep === 'all') return report;
   const batchSize = options.batchSize ?? 500;
-  for (let batch = 0; batch < (options.maxBatches ?? 100); batch++) {
-    const row = await q('prune_finished_threads', [options.olderThanDays, batchSize, keep]);
+  const maxBatches = options.maxBatches ?? 100;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const n = (await q('prune_cron_firings', [options.olderThanDays, batchSize])).rowCount ?? 0;
+    report.cronFirings += n;
+    if (n < batchSize) break;
+  }
+  let threadsDone = false;
+  for (let batch = 0; batch < maxBatches && !threadsDone; batch++) {
+    const row = (await q('prune_finished_threads', [options.olderThanDays, batchSize, keep])).rows[0];
     if (!row?.locked) return report;
     report.threads += num(row, 'threads');
     report.jobs += num(row, 'jobs');
     report.checkpoints += num(row, 'checkpoints');
     report.checkpointBlobs += num(row, 'checkpoint_blobs');
     report.checkpointWrites += num(row, 'checkpoint_writes');
-    if (num(row, 'threads') === 0) {
-      report.complete = true;
+    threadsDone = num(row, 'threads') === 0;
+  }
+  if (jobs === 'keep') {
+    report.complete = threadsDone;
+    return report;
+  }
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const row = (await q('delete_pruned_jobs', [batchSize, keep])).rows[0];
+    if (!row?.locked) return report;
+    report.jobsDeleted += num(row, 'jobs');
+    report.effects += num(row, 'effects');
+    report.streamEvents += num(row, 'stream_events');
+    report.webhookDeliveries += num(row, 'webhook_deliveries');
+    if (num(row, 'jobs') < batchSize) {
+      report.complete = threadsDone;
       return report;
     }
   }

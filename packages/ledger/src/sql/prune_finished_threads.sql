@@ -1,16 +1,16 @@
 -- prune_finished_threads.sql
 -- Retention: for up to $2 threads (tenant, thread_id) whose every job is terminal and finished before
 -- now() - $1 days, removes the LangGraph checkpoints (checkpoints, checkpoint_blobs,
--- checkpoint_writes) — all of them ($3 = 'none'), or all but the latest checkpoint of each
--- namespace with the blobs and pending writes it refers to ($3 = 'last') — and marks the jobs
--- pruned. The timeline (job_events) leaves by whole day partitions instead
--- (drop_job_event_partitions.sql). Job rows and effects stay: a job row is the permanent
--- idempotency receipt, and an effect row is the proof its provider was called. A thread with any job that
+-- checkpoint_writes) — all of them ($3 = 'none'), all but the latest checkpoint of each
+-- namespace with the blobs and pending writes it refers to ($3 = 'last'), or none ($3 = 'all') —
+-- and marks the jobs pruned. The timeline (job_events) leaves by whole day partitions instead
+-- (drop_job_event_partitions.sql). Job rows and effects stay here: delete_pruned_jobs.sql removes
+-- the marked ones when retention deletes jobs (RETENTION_JOBS=delete). A thread with any job that
 -- is not terminal, or finished more recently, is not touched. One statement, so the thread
 -- check and the deletes share one snapshot; concurrent callers are serialised by a transaction
 -- advisory lock (a caller that does not get it removes nothing and reports locked = false).
 -- Params: $1 age in days (double precision), $2 most candidate jobs examined in this batch,
---         $3 checkpoints kept: 'none' | 'last'
+--         $3 checkpoints kept: 'none' | 'last' | 'all'
 -- Returns: one row: locked, threads, jobs, checkpoints, checkpoint_blobs, checkpoint_writes.
 WITH lock AS (
   SELECT pg_try_advisory_xact_lock(hashtextextended('runledger.retention', 0)) AS ok
@@ -42,6 +42,7 @@ WITH lock AS (
        AND ($3::text <> 'last' OR c.checkpoint_id IS DISTINCT FROM (
              SELECT max(m.checkpoint_id) FROM checkpoints m WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns))
     OFFSET 0) x
+   WHERE $3::text <> 'all'
 ), doomed_blobs AS (
   SELECT x.ctid AS row FROM threads t CROSS JOIN LATERAL (
     SELECT b.ctid FROM checkpoint_blobs b
@@ -52,6 +53,7 @@ WITH lock AS (
                 AND m.checkpoint_id = (SELECT max(n.checkpoint_id) FROM checkpoints n WHERE n.thread_id = b.thread_id AND n.checkpoint_ns = b.checkpoint_ns)
                 AND m.checkpoint -> 'channel_versions' ->> b.channel = b.version))
     OFFSET 0) x
+   WHERE $3::text <> 'all'
 ), doomed_writes AS (
   SELECT x.ctid AS row FROM threads t CROSS JOIN LATERAL (
     SELECT w.ctid FROM checkpoint_writes w
@@ -59,6 +61,7 @@ WITH lock AS (
        AND ($3::text <> 'last' OR w.checkpoint_id IS DISTINCT FROM (
              SELECT max(m.checkpoint_id) FROM checkpoints m WHERE m.thread_id = w.thread_id AND m.checkpoint_ns = w.checkpoint_ns))
     OFFSET 0) x
+   WHERE $3::text <> 'all'
 ), cp AS (
   DELETE FROM checkpoints WHERE ctid = ANY (ARRAY(SELECT row FROM doomed_checkpoints)) RETURNING 1
 ), bl AS (
