@@ -121,7 +121,15 @@ export class RunledgerWorker {
   /** Deliveries in process per graph (by the delivery's label), for the per-graph limits. */
   private readonly perGraph = new Map<string, number>();
 
+  /** Set when the drain begins: deliveries still handed to this worker go back to the queue unclaimed. */
+  private draining = false;
+
   private async process(bullJob: BullJob<DeliveryData>, token?: string): Promise<DeliveryOutcome> {
+    if (this.draining && token) {
+      // A fetch that was in flight when the drain began: another worker takes it, no attempt spent.
+      await bullJob.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
+    }
     const graph = bullJob.data.graph;
     const limit = graph === undefined ? undefined : this.options.graphConcurrency?.get(graph);
     const running = graph === undefined ? 0 : (this.perGraph.get(graph) ?? 0);
@@ -178,9 +186,12 @@ export class RunledgerWorker {
    * redelivery, then close. Resolves when everything is closed.
    */
   async drain(): Promise<void> {
+    // No new deliveries from here on, before any wait: a delivery taken while the retirement below
+    // waited on a slow link used to start a run after the drain had begun (chaos --hosts-apart).
+    this.draining = true;
+    const closing = this.bull?.close().catch(() => {});
     // Jobs released below must not count this worker as serving them any more.
     await retireWorker(this.options.ledger.pool, this.options.workerId).catch(() => {});
-    const closing = this.bull?.close().catch(() => {});
     for (const control of this.controls.values()) control.requestDrain('worker shutting down');
     const grace = setTimeout(() => this.keeper.abortAll(new RunAbort('drain', 'worker shutting down')), this.deps.drainGraceMs);
     try {
