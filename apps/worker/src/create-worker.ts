@@ -120,7 +120,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
   const dbPool = createPool({
     connectionString: env.DATABASE_URL,
     schema: env.DB_SCHEMA,
-    max: env.WORKER_CONCURRENCY + 4,
+    max: env.WORKER_DB_POOL_MAX ?? Math.min(env.WORKER_CONCURRENCY + 4, 20),
     onError: (e) => log('warn', 'idle PostgreSQL client error', { error: e.message }),
   });
   const queueConfig: QueueConfig = {
