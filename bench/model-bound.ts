@@ -4,7 +4,8 @@
 // `1x1000,4x250`, picks others):
 // - completions per second in the steady part of a batch of 4 × concurrency jobs (the slope of the
 //   ledger's completed count from the first `concurrency` completions to 3 × concurrency) against
-//   the ideal concurrency / 2 s; target ≥ 0.9×;
+//   the ideal concurrency / 2 s; target ≥ 0.9×; with the worker's and Redis's CPU per job, the
+//   machine's load average (the cores may be shared) and the leases lost (`recovery_required`);
 // - RSS per in-flight run: each worker's VmRSS while every slot holds a run, less its RSS idle
 //   after start, over the runs it holds;
 // - PostgreSQL transactions per second per held lease while every slot holds a run (runs of
@@ -17,9 +18,10 @@
 //   DATABASE_URL at a database of its own); the bench itself sends nothing in the window but
 //   the two reads of the view, which are subtracted.
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { benchSchema } from './bench-schema';
 import { type BenchOptions, type Figure, holdAgainst, size, summarize } from './figures';
-import { cpuDuring, postgresPids, redisPid } from './lib/cpu';
+import { cpuDuring, redisPid } from './lib/cpu';
 import { admitAndDeliver, Fleet } from './lib/fleet';
 import { benchQueueConfig } from './lib/processes';
 
@@ -133,6 +135,7 @@ async function measureShape(opts: BenchOptions, shape: Shape, repeats: number, b
       const perLease: number[] = [];
       const fills: number[] = [];
       const cpu: string[] = [];
+      const lost: number[] = [];
       for (let r = 0; r < repeats; r++) {
         const total = batchWaves * c;
         const before = (await counts(db)).completed;
@@ -141,13 +144,14 @@ async function measureShape(opts: BenchOptions, shape: Shape, repeats: number, b
           queue,
           Array.from({ length: total }, () => ({ graph: 'echo', input: { steps: 1, sleepMs: LATENCY_MS } })),
         );
-        const groups = { worker: pids, postgres: await postgresPids(opts.databaseUrl), ...(opts.redisUrl ? { redis: [await redisPid(opts.redisUrl)] } : {}) };
-        const { result: steady, ms, machineMs } = await cpuDuring(groups, () => steadyRate(db, before, total, c, (batchWaves - 1) * c));
+        // Not PostgreSQL's: its backends opened during the window would count from zero.
+        const groups = { worker: pids, ...(opts.redisUrl ? { redis: [await redisPid(opts.redisUrl)] } : {}) };
+        const { result: steady, ms } = await cpuDuring(groups, () => steadyRate(db, before, total, c, (batchWaves - 1) * c));
         const jobs = steady.rate * steady.seconds;
         cpu.push(
           `${Object.entries(ms)
             .map(([k, v]) => `${k} ${(v / jobs).toFixed(1)}`)
-            .join(', ')} ms CPU per job; machine busy ${((machineMs / steady.seconds / 1000) * 50).toFixed(0)} % of 2 cores`,
+            .join(', ')} ms CPU per job; load average ${os.loadavg()[0]!.toFixed(1)}`,
         );
         await admitted;
         rates.push(steady.rate);
@@ -168,6 +172,8 @@ async function measureShape(opts: BenchOptions, shape: Shape, repeats: number, b
         perRun.push(...held.map((mib, i) => ((mib - idleRss[i]!) * 1024) / shape.per));
         perLease.push((await transactionRate(db, windowMs)) / c);
         await waitFor(db, 'the held runs', (x) => x.inFlight === 0, holdMs + 60_000);
+        // Raw SQL is fine here: it is not product code.
+        lost.push(Number((await db.pool.query("SELECT count(*) AS n FROM job_events WHERE type = 'recovery_required'")).rows[0].n));
       }
       const ideal = summarize(`ideal, ${label} (concurrency / ${LATENCY_MS / 1000} s)`, 'runs/s', [c / (LATENCY_MS / 1000)]);
       const note = `${batchWaves * c} jobs per repeat; runs in flight meanwhile ${shares.map((s) => s.toFixed(0)).join(', ')} (mean of 100 ms polls); ${cpu.join('; ')}`;
@@ -175,6 +181,12 @@ async function measureShape(opts: BenchOptions, shape: Shape, repeats: number, b
         ideal,
         holdAgainst(summarize(`model-bound completions, ${label}`, 'runs/s', rates, note), ideal, 0.9),
         summarize(`time to ${c} runs in flight, ${label}`, 's', fills, `${c} jobs admitted at once, to ${c} running or starting in the ledger`),
+        summarize(
+          `leases lost (recovery_required), ${label}`,
+          'leases',
+          lost,
+          `over the batch and the held runs (${(batchWaves + 1) * c} jobs), summed over the repeats so far`,
+        ),
         summarize(`worker RSS idle after start, ${label}`, 'MiB', idleRss),
         summarize(`worker RSS per in-flight run, ${label}`, 'KiB', perRun, `(RSS with ${shape.per} runs held − idle RSS) / ${shape.per}, per process`),
         summarize(`PostgreSQL transactions/s, ${label}, idle (no lease held)`, 'xact/s', [idleRate], `pg_stat_database deltas over ${windowMs / 1000} s`),
