@@ -122,7 +122,9 @@ async function measureShape(opts: BenchOptions, shape: Shape, repeats: number, b
   const db = await benchSchema(opts, 'model_bound', 4);
   try {
     const q = benchQueueConfig(opts.redisUrl ? 'redis' : 'postgres', opts.databaseUrl, db.schema, opts.redisUrl);
-    const fleet = await Fleet.start(db, q, opts.databaseUrl, shape.processes, shape.per);
+    // Several processes share 40 connections (10 each at 4), inside a default max_connections of 100 beside other users.
+    const poolMax: Record<string, string> = shape.processes > 1 ? { WORKER_DB_POOL_MAX: String(Math.max(4, Math.floor(40 / shape.processes))) } : {};
+    const fleet = await Fleet.start(db, q, opts.databaseUrl, shape.processes, shape.per, poolMax);
     const { queue } = fleet;
     try {
       const pids = fleet.procs.map((p) => p.child.pid!);
