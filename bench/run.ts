@@ -27,6 +27,7 @@ const MODULES: Record<string, () => Promise<BenchModule>> = {
   recovery: () => import('./recovery'),
   handover: () => import('./handover'),
   scaling: () => import('./scaling'),
+  'model-bound': () => import('./model-bound'),
   memory: () => import('./memory'),
   storage: () => import('./storage'),
   'queue-backends': () => import('./queue-backends'),

@@ -38,7 +38,7 @@ export class Fleet {
     private readonly db: BenchSchema,
     readonly procs: Proc[],
     private readonly q: QueueConfig,
-    private readonly queue: ReturnType<typeof openQueue>,
+    readonly queue: ReturnType<typeof openQueue>,
   ) {}
 
   static async start(db: BenchSchema, q: QueueConfig, databaseUrl: string, processes: number, concurrency: number, extra: Record<string, string> = {}) {

@@ -44,7 +44,11 @@ export async function startWorker(q: QueueConfig, databaseUrl: string, schema: s
   const env = stackEnv(q, databaseUrl, schema, { METRICS_PORT: '0', RUNLEDGER_WORKER_ID: workerId, ...extra });
   const proc = spawnScript('apps/worker/src/main.ts', env);
   // Generous: on a busy machine compiling the worker's TypeScript alone can take a minute.
-  await waitForOutput(proc, /"msg":"worker started"/, `worker ${workerId}`, 180_000);
+  // One that never gets ready is killed, not left consuming a dropped schema.
+  await waitForOutput(proc, /"msg":"worker started"/, `worker ${workerId}`, 180_000).catch((err) => {
+    proc.kill('SIGKILL');
+    throw err;
+  });
   return proc;
 }
 

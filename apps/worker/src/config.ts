@@ -22,6 +22,8 @@ export const WorkerEnv = z
       .default('public'),
     LEASE_TTL_MS: int(5_000, 500),
     WORKER_CONCURRENCY: int(16),
+    /** PostgreSQL connections of the worker's pool. Default min(WORKER_CONCURRENCY + 4, 20): runs hold one only while a statement runs, never across a model call. */
+    WORKER_DB_POOL_MAX: z.coerce.number().int().min(2).optional(),
     RUNLEDGER_WORKER_ID: z.string().min(1).default(`${hostname()}-${process.pid}`),
     RUNLEDGER_GRAPHS: z.string().optional(),
     /** Serve the built-in demo graphs beside a langgraph.json or RUNLEDGER_GRAPHS (`1`/`0`). Default: only when neither is set. */

@@ -120,7 +120,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
   const dbPool = createPool({
     connectionString: env.DATABASE_URL,
     schema: env.DB_SCHEMA,
-    max: env.WORKER_CONCURRENCY + 4,
+    max: env.WORKER_DB_POOL_MAX ?? Math.min(env.WORKER_CONCURRENCY + 4, 20),
     onError: (e) => log('warn', 'idle PostgreSQL client error', { error: e.message }),
   });
   const queueConfig: QueueConfig = {
@@ -149,6 +149,15 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
   }
   const crypto = encryptionKeys.length > 0 ? new AesGcmPayloadCodec(encryptionKeys) : undefined;
   const ledger = new Ledger(dbPool, { leaseTtlMs: env.LEASE_TTL_MS, crypto });
+  // The heartbeat's own connection: with every connection of dbPool busy and runs queued for
+  // one, a heartbeat waiting behind them let leases run out (bench/model-bound.ts at c=1,000).
+  const leasePool = createPool({
+    connectionString: env.DATABASE_URL,
+    schema: env.DB_SCHEMA,
+    max: 1,
+    onError: (e) => log('warn', 'idle PostgreSQL client error', { error: e.message }),
+  });
+  const leaseLedger = new Ledger(leasePool, { leaseTtlMs: env.LEASE_TTL_MS, crypto });
   const observability = await createObservability({
     ledger,
     log,
@@ -169,6 +178,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     workerId: env.RUNLEDGER_WORKER_ID,
     schema: env.DB_SCHEMA,
     queueConfig,
+    leaseLedger,
     concurrency: env.WORKER_CONCURRENCY,
     graphConcurrency: pool,
     defaultTimeoutMs: env.JOB_TIMEOUT_MS,
@@ -204,7 +214,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     stopping ??= (async () => {
       await worker.drain();
       await observability.close();
-      await dbPool.end();
+      await Promise.all([dbPool.end(), leasePool.end()]);
       log('info', 'worker stopped');
     })();
     return stopping;

@@ -12,6 +12,8 @@ import { announcement } from './pool';
 
 export interface WorkerOptions {
   ledger: Ledger;
+  /** The ledger the heartbeats go through, on a connection of their own, so they never wait behind the runs' statements. Default `ledger`. */
+  leaseLedger?: Ledger;
   queueConfig: QueueConfig;
   graphs: GraphRegistry;
   workerId: string;
@@ -60,7 +62,9 @@ export class RunledgerWorker {
       () => {},
     );
     const heartbeatMs = options.heartbeatMs ?? Math.min(Math.floor(ledger.leaseTtlMs / 3), 1_000);
-    this.keeper = new LeaseKeeper(ledger, options.workerId, heartbeatMs, (err) => log('warn', 'heartbeat failed', { error: (err as Error).message }));
+    this.keeper = new LeaseKeeper(options.leaseLedger ?? ledger, options.workerId, heartbeatMs, (err) =>
+      log('warn', 'heartbeat failed', { error: (err as Error).message }),
+    );
     this.queue = openQueue(options.queueConfig);
     this.reconciler = new Reconciler(ledger, this.queue, {
       intervalMs: options.sweepIntervalMs,
