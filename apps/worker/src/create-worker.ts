@@ -121,12 +121,13 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     connectionString: env.DATABASE_URL,
     schema: env.DB_SCHEMA,
     max: env.WORKER_CONCURRENCY + 4,
+    pooler: env.RUNLEDGER_PG_POOLER,
     onError: (e) => log('warn', 'idle PostgreSQL client error', { error: e.message }),
   });
   const queueConfig: QueueConfig = {
     backend: env.QUEUE_BACKEND,
     redisUrl: env.REDIS_URL,
-    databaseUrl: env.DATABASE_URL,
+    databaseUrl: env.RUNLEDGER_PG_DIRECT_URL ?? env.DATABASE_URL,
     schema: env.DB_SCHEMA,
     prefix: env.QUEUE_PREFIX,
     retention: {

@@ -8,6 +8,8 @@ export type LedgerErrorCode =
   | 'MIGRATION_FAILED'
   /** The schema lacks migrations (never migrated, or an older version): run `runledger migrate`. */
   | 'SCHEMA_NOT_MIGRATED'
+  /** A connection pooler keeps the ledger's session settings from it (no search_path to the schema, or `options` refused): the message names the fix. */
+  | 'POOLER_REFUSED'
   /** A request the ledger refuses as it is (a reserved thread id, a malformed tenant); nothing was written. */
   | 'INVALID_REQUEST'
   /** A per-tenant cap is reached (crons per tenant); nothing was written. */
