@@ -6,6 +6,7 @@ import { RunledgerClient } from '../packages/client/src/index';
 import { createPool, freePort, isPortOpen, Ledger, migrate } from '../packages/ledger/src/index';
 import { ChaosRedisCluster } from './cluster';
 import type { ChaosPostgres, ChaosRedis } from './infra';
+import type { PgBouncer } from './pgbouncer';
 import { Proc, sumRejections } from './procs';
 import { LinkProxy } from './proxy';
 
@@ -24,6 +25,8 @@ export interface StackOptions {
   sweepIntervalMs: number;
   workerConcurrency: number;
   logDir: string;
+  /** Producer and workers go through it (RUNLEDGER_PG_POOLER=transaction); migrations, the harness and its audit go direct. */
+  pgbouncer?: PgBouncer;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -65,10 +68,21 @@ export class Stack {
     return new Stack(pg, redis, options, await freePort());
   }
 
+  /** Where producer and workers reach PostgreSQL: the PgBouncer when there is one. */
+  private get dbUrl(): string {
+    return this.options.pgbouncer?.url ?? this.pg.url;
+  }
+
+  private get dbPort(): number {
+    return this.options.pgbouncer?.options.port ?? this.pg.port;
+  }
+
   get env(): NodeJS.ProcessEnv {
+    const pooled = this.options.pgbouncer ? { RUNLEDGER_PG_POOLER: 'transaction', RUNLEDGER_PG_DIRECT_URL: this.pg.url } : {};
     return {
       ...process.env,
-      DATABASE_URL: this.pg.url,
+      ...pooled,
+      DATABASE_URL: this.dbUrl,
       DB_SCHEMA: this.options.schema,
       REDIS_URL: this.redis.url,
       QUEUE_BACKEND: 'redis',
@@ -128,7 +142,7 @@ export class Stack {
     const n = this.all.filter((p) => p.name.endsWith(`-${slot}`)).length + 1;
     const links = await this.linksOf(slot);
     const through = {
-      DATABASE_URL: this.pg.url.replace(`:${this.pg.port}/`, `:${links.pg.port}/`),
+      DATABASE_URL: this.dbUrl.replace(`:${this.dbPort}/`, `:${links.pg.port}/`),
       REDIS_URL: links.redis ? this.redis.url.replace(/:\d+$/, `:${links.redis.port}`) : this.redis.url,
     };
     const p = this.spawn(slot, 'apps/worker/src/main.ts', { RUNLEDGER_WORKER_ID: `${slot}-${n}`, ...through, ...this.versionEnv(slot), ...extra });
@@ -154,7 +168,7 @@ export class Stack {
     let links = this.links.get(slot);
     if (!links) {
       const { redis } = this;
-      links = { pg: await LinkProxy.start(this.pg.port), redis: redis instanceof ChaosRedisCluster ? undefined : await LinkProxy.start(redis.port) };
+      links = { pg: await LinkProxy.start(this.dbPort), redis: redis instanceof ChaosRedisCluster ? undefined : await LinkProxy.start(redis.port) };
       this.links.set(slot, links);
     }
     return links;
