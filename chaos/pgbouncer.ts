@@ -20,6 +20,8 @@ export interface PgBouncerOptions {
   poolSize?: number;
   /** Client connections accepted. Default 200. */
   maxClients?: number;
+  /** Seconds a client's query may wait for a server connection (query_wait_timeout; PgBouncer's default 120). */
+  queryWaitTimeoutS?: number;
   /** Drop the `options` startup parameter silently instead of refusing the connection (ignore_startup_parameters). Default false. */
   ignoreStartupOptions?: boolean;
 }
@@ -54,6 +56,7 @@ export function pgBouncerIni(options: PgBouncerOptions): { ini: string; users: s
     'server_connect_timeout = 5',
     'admin_users = postgres',
     ...(options.ignoreStartupOptions ? ['ignore_startup_parameters = options'] : []),
+    ...(options.queryWaitTimeoutS === undefined ? [] : [`query_wait_timeout = ${options.queryWaitTimeoutS}`]),
     '',
   ].join('\n');
   return { ini, users: `${JSON.stringify(user)} ""\n`, database };

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgBouncer } from '../../../chaos/pgbouncer';
+import { LinkProxy } from '../../../chaos/proxy';
 import { type TestDb, testDb } from '../../../test/support/db';
 import { createPool, FencedPostgresSaver, Ledger, LedgerError, requireMigrated } from '../src/index';
 import { cfg, checkpoint, META } from './support/checkpoints';
@@ -113,4 +114,22 @@ describe('PgBouncer in transaction mode', () => {
     // The direct connection's own pool passes the same check.
     await expect(requireMigrated(db.ledger.pool, db.schema)).resolves.toBeUndefined();
   });
+});
+
+it('answers DATABASE_UNAVAILABLE, not a statement error, while the server behind the pooler is down', async () => {
+  const link = await LinkProxy.start(Number(new URL(db.url).port || 5432));
+  const target = new URL(db.url);
+  target.port = String(link.port);
+  const behind = await PgBouncer.start({ target: target.toString(), port: 6464, schema: db.schema, poolSize: 2, queryWaitTimeoutS: 2 });
+  try {
+    const ledger = new Ledger(open(behind.url, 'transaction'));
+    const { job } = await ledger.admit({ graph: 'echo', input: {} });
+    await link.close();
+    const errors = await Promise.all(Array.from({ length: 5 }, () => ledger.get(job.jobId).catch((e: unknown) => e)));
+    // PgBouncer answers itself, SQLSTATE 08P01: "query_wait_timeout" to the connected client whose
+    // query waited for a server, "server login has been failing" to new ones. Both mean unreachable.
+    expect(errors.map((e) => (e as LedgerError).code)).toEqual(errors.map(() => 'DATABASE_UNAVAILABLE'));
+  } finally {
+    await behind.stop();
+  }
 });
