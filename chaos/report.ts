@@ -103,7 +103,7 @@ export function table(r: RunResult): string {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ') || '-';
   const lines = [
-    `chaos run: seed ${r.seed}, mode ${r.mode}${r.config.cluster ? ' on Redis Cluster' : `, Redis maxmemory-policy ${r.config.redisPolicy ?? 'noeviction'}`}, ${(r.durationMs / 1000).toFixed(0)} s${
+    `chaos run: seed ${r.seed}, mode ${r.mode}${r.config.cluster ? ' on Redis Cluster' : `, Redis maxmemory-policy ${r.config.redisPolicy ?? 'noeviction'}`}${r.config.pgbouncer ? ', through PgBouncer (transaction mode)' : ''}, ${(r.durationMs / 1000).toFixed(0)} s${
       r.hostsApart
         ? `, hosts apart (links ${r.hostsApart.baseMs} ± ${r.hostsApart.jitterMs} ms one way, ${r.hostsApart.retransmitShare * 100} % of chunks +${r.hostsApart.retransmitMs} ms)`
         : ''
@@ -172,11 +172,11 @@ export function table(r: RunResult): string {
   return lines.join('\n');
 }
 
-/** Writes `<dir>/<seed>.json` (`<seed>-cluster.json` on Redis Cluster, `<seed>-<policy>.json` with an evicting Redis) and the table beside it; returns the JSON path. */
+/** Writes `<dir>/<seed>.json` (`<seed>-cluster.json` on Redis Cluster, `<seed>-<policy>.json` with an evicting Redis, `-pgbouncer` through PgBouncer) and the table beside it; returns the JSON path. */
 export function writeResult(dir: string, r: RunResult): string {
   mkdirSync(dir, { recursive: true });
   const policy = r.config.redisPolicy && r.config.redisPolicy !== 'noeviction' ? `-${r.config.redisPolicy}` : '';
-  const name = `${r.seed}${r.config.cluster ? '-cluster' : ''}${policy}${r.hostsApart ? '-hosts-apart' : ''}`;
+  const name = `${r.seed}${r.config.cluster ? '-cluster' : ''}${policy}${r.config.pgbouncer ? '-pgbouncer' : ''}${r.hostsApart ? '-hosts-apart' : ''}`;
   const file = path.join(dir, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
   writeFileSync(path.join(dir, `${name}.txt`), `${table(r)}\n`);

@@ -10,6 +10,7 @@
 //   --redis-policy allkeys-lru       the Redis's maxmemory-policy (default noeviction); an evicting one drops deliveries under redis_oom
 //   --redis-oom N                    that many redis_oom faults instead of the mode's (short 0, default 32, long 60)
 //   --hosts-apart                    producer and workers each on a network namespace of its own, every link 20 ± 5 ms each way (needs root)
+//   --pgbouncer                      producer and workers through a PgBouncer in transaction mode (20 server connections; result <seed>-pgbouncer.json)
 //   --stop-at HH:MM                  (UTC) end the schedule then, or on SIGUSR2: settle, audit, write a result marked partial
 // Exits 1 when any invariant is violated (or any window's verdict fails), 2 on bad arguments.
 import path from 'node:path';
@@ -28,6 +29,7 @@ function parse() {
       long: { type: 'boolean', default: false },
       matrix: { type: 'boolean', default: false },
       cluster: { type: 'boolean', default: false },
+      pgbouncer: { type: 'boolean', default: false },
       windows: { type: 'string' },
       'redis-policy': { type: 'string', default: 'noeviction' },
       'redis-oom': { type: 'string' },
@@ -66,7 +68,8 @@ async function main(): Promise<number> {
 
   if (args.matrix) return runMatrix(args.out, cleanup, args.windows?.split(','));
   const chosen = args.long ? MODES.long : args.short ? MODES.short : MODES.default;
-  const mode = args.redisOom === undefined ? chosen : { ...chosen, faults: { ...chosen.faults, redis_oom: args.redisOom } };
+  const oom = args.redisOom === undefined ? chosen : { ...chosen, faults: { ...chosen.faults, redis_oom: args.redisOom } };
+  const mode = { ...oom, pgbouncer: args.pgbouncer };
   const stop: StopRequest = {};
   process.on('SIGUSR2', () => {
     stop.reason ??= 'SIGUSR2';
@@ -86,7 +89,7 @@ async function main(): Promise<number> {
   const chart = file.replace(/\.json$/, '.svg');
   await renderProgress(
     chart,
-    `chaos ${result.mode} run${args.cluster ? ' on Redis Cluster' : ''}${args['hosts-apart'] ? ', hosts apart' : ''}, seed ${result.seed}: jobs over time`,
+    `chaos ${result.mode} run${args.cluster ? ' on Redis Cluster' : ''}${args.pgbouncer ? ' through PgBouncer' : ''}${args['hosts-apart'] ? ', hosts apart' : ''}, seed ${result.seed}: jobs over time`,
     result.progress,
   );
   console.log(`\nresult: ${file} (chart ${chart})\nprocess logs: ${result.logDir}`);

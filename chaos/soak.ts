@@ -1,12 +1,14 @@
 // A chaos run: its own PostgreSQL and Redis, a producer and N workers, a seeded job mix
 // submitted over HTTP while seeded faults hit every part, then the audit of ARCHITECTURE.md, Invariants.
 import path from 'node:path';
+import { freePort } from '../packages/ledger/src/index';
 import { auditRun } from './audit';
 import { ApprovalResumer, Submissions } from './clients';
 import { ChaosRedisCluster, clusterPorts } from './cluster';
 import { buildSchedule, FAULT_KINDS, FaultInjector, type FaultKind } from './faults';
 import { ChaosPostgres, ChaosRedis, type RedisPolicy, scratchDir } from './infra';
 import { canMakeNamespaces, HostsApart } from './netns';
+import { PgBouncer } from './pgbouncer';
 import { Rng } from './prng';
 import { ProgressSampler } from './progress';
 import type { LinkCondition } from './proxy';
@@ -22,6 +24,8 @@ export interface SoakConfig {
   cluster?: boolean;
   /** The single Redis's `maxmemory-policy` (`--redis-policy`; default noeviction, as a deployment should run it). */
   redisPolicy?: RedisPolicy;
+  /** Producer and workers reach PostgreSQL through a PgBouncer in transaction mode (`--pgbouncer`, RUNLEDGER_PG_POOLER=transaction). */
+  pgbouncer?: boolean;
   jobs: number;
   faults: Record<FaultKind, number>;
   /** Time over which jobs are submitted and faults injected. */
@@ -123,12 +127,25 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
     cleanup.push(() => hosts.remove());
     hostsApart = { hosts, condition: HOSTS_APART_LINK };
   }
+  // 20 server connections for 200 clients: producer 20, four workers of 4 + 4, the harness's own go direct.
+  const bouncer = config.pgbouncer
+    ? await PgBouncer.start({ target: pg.url, port: await freePort(), schema: 'chaos', poolSize: 20, maxClients: 200 })
+    : undefined;
+  if (bouncer) cleanup.push(() => bouncer.killNow());
   const { hostsApart: _apart, ...stackConfig } = config;
-  const stack = await Stack.create(pg, redis, { schema: 'chaos', ...stackConfig, logDir: path.join(dir, 'logs'), ...(hostsApart ? { hostsApart } : {}) });
+  const stack = await Stack.create(pg, redis, {
+    schema: 'chaos',
+    ...stackConfig,
+    pgbouncer: bouncer,
+    logDir: path.join(dir, 'logs'),
+    ...(hostsApart ? { hostsApart } : {}),
+  });
   cleanup.push(() => stack.killNow());
   const slots = Array.from({ length: config.workers }, (_, i) => `w${i + 1}`);
   await Promise.all([stack.startProducer(), ...slots.map((s) => stack.startWorker(s))]);
-  say(`PostgreSQL :${pg.port}, Redis ${redis.url}, producer :${stack.producerPort}, ${config.workers} workers`);
+  say(
+    `PostgreSQL :${pg.port}${bouncer ? ` through PgBouncer :${bouncer.options.port}` : ''}, Redis ${redis.url}, producer :${stack.producerPort}, ${config.workers} workers`,
+  );
 
   const specs = buildWorkload(workloadRng, config.jobs, seed);
   const schedule = buildSchedule(scheduleRng, config.faults, config.windowMs);
@@ -237,6 +254,7 @@ export async function runSoak(seed: number, config: SoakConfig, cleanup: Array<(
   const violations = violationsOf(partial);
   await stack.close();
   hostsApart?.hosts.remove();
+  await bouncer?.stop();
   await redis.stop();
   // Keep the database of a failed run for inspection (its path is in the result).
   if (violations.length === 0) await pg.remove();

@@ -7,6 +7,7 @@ import { createPool, freePort, isPortOpen, Ledger, migrate } from '../packages/l
 import { ChaosRedisCluster } from './cluster';
 import type { ChaosPostgres, ChaosRedis } from './infra';
 import type { HostsApart } from './netns';
+import type { PgBouncer } from './pgbouncer';
 import { Proc, sumRejections } from './procs';
 import { type LinkCondition, LinkProxy } from './proxy';
 
@@ -27,6 +28,8 @@ export interface StackOptions {
   logDir: string;
   /** The producer and each worker slot on a host of its own, every link to PostgreSQL and Redis through a proxy with `condition`. */
   hostsApart?: { hosts: HostsApart; condition: LinkCondition };
+  /** Producer and workers go through it (RUNLEDGER_PG_POOLER=transaction); migrations, the harness and its audit go direct. */
+  pgbouncer?: PgBouncer;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -72,7 +75,7 @@ export class Stack {
   /** PostgreSQL's and Redis's URLs as a process reaches them through `links`. */
   private through(links: WorkerLinks, host: string): { DATABASE_URL: string; REDIS_URL: string } {
     return {
-      DATABASE_URL: this.pg.url.replace(`127.0.0.1:${this.pg.port}/`, `${host}:${links.pg.port}/`),
+      DATABASE_URL: this.dbUrl.replace(`127.0.0.1:${this.dbPort}/`, `${host}:${links.pg.port}/`),
       REDIS_URL: links.redis ? this.redis.url.replace(/127\.0\.0\.1:\d+$/, `${host}:${links.redis.port}`) : this.redis.url,
     };
   }
@@ -83,10 +86,21 @@ export class Stack {
     return new Stack(pg, redis, options, await freePort());
   }
 
+  /** Where producer and workers reach PostgreSQL: the PgBouncer when there is one. */
+  private get dbUrl(): string {
+    return this.options.pgbouncer?.url ?? this.pg.url;
+  }
+
+  private get dbPort(): number {
+    return this.options.pgbouncer?.options.port ?? this.pg.port;
+  }
+
   get env(): NodeJS.ProcessEnv {
+    const pooled = this.options.pgbouncer ? { RUNLEDGER_PG_POOLER: 'transaction', RUNLEDGER_PG_DIRECT_URL: this.pg.url } : {};
     return {
       ...process.env,
-      DATABASE_URL: this.pg.url,
+      ...pooled,
+      DATABASE_URL: this.dbUrl,
       DB_SCHEMA: this.options.schema,
       REDIS_URL: this.redis.url,
       QUEUE_BACKEND: 'redis',
@@ -182,7 +196,7 @@ export class Stack {
   private async proxies(host: string): Promise<WorkerLinks> {
     const { redis } = this;
     const links = {
-      pg: await LinkProxy.start(this.pg.port, host),
+      pg: await LinkProxy.start(this.dbPort, host),
       redis: redis instanceof ChaosRedisCluster ? undefined : await LinkProxy.start(redis.port, host),
     };
     const condition = this.options.hostsApart?.condition;

@@ -1,3 +1,4 @@
+import { PG_POOLER_HINT, PG_POOLERS, type PgPooler } from '@runledger/ledger/core';
 import type { QueueConfig } from '@runledger/queue';
 import { z } from 'zod';
 import { CliError } from './cli-error';
@@ -5,6 +6,10 @@ import { readRuntimeInfo, runledgerHome } from './runtime-file';
 
 const Env = z.object({
   DATABASE_URL: z.string().optional(),
+  /** `transaction`: DATABASE_URL is a PgBouncer in transaction mode (README, "Running it for real"). */
+  RUNLEDGER_PG_POOLER: z.enum(PG_POOLERS, { error: PG_POOLER_HINT }).optional(),
+  /** Straight to PostgreSQL, for what needs a session (migrate, the queue's PostgreSQL backend). */
+  RUNLEDGER_PG_DIRECT_URL: z.string().optional(),
   DB_SCHEMA: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a plain lowercase identifier')
@@ -28,6 +33,10 @@ export interface CliEnv {
   /** Undefined when neither DATABASE_URL nor a running `npm start` names a database. */
   databaseUrl: string | undefined;
   schema: string;
+  /** RUNLEDGER_PG_POOLER: the pooler DATABASE_URL goes through (none from a running `npm start`). */
+  pooler: PgPooler | undefined;
+  /** RUNLEDGER_PG_DIRECT_URL. */
+  directUrl: string | undefined;
   queue: QueueConfig;
   graphsModule: string | undefined;
   /** RUNLEDGER_BUILD_ID: the version `submit` records for a graph that declares none. */
@@ -64,6 +73,8 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
     return {
       databaseUrl: running.databaseUrl,
       schema,
+      pooler: undefined,
+      directUrl: undefined,
       queue: { backend: running.queueBackend, redisUrl: running.redisUrl, databaseUrl: running.databaseUrl, schema, prefix: running.queuePrefix, retention },
       graphsModule: e.RUNLEDGER_GRAPHS,
       buildId: e.RUNLEDGER_BUILD_ID,
@@ -77,10 +88,15 @@ export function parseCliEnv(env: NodeJS.ProcessEnv, flags: { databaseUrl?: strin
   const schema = flags.schema ?? e.DB_SCHEMA;
   const backend = e.QUEUE_BACKEND ?? (e.REDIS_URL ? 'redis' : 'postgres');
   if (backend === 'redis' && !e.REDIS_URL) throw new CliError('QUEUE_BACKEND=redis needs REDIS_URL (e.g. redis://127.0.0.1:6379).', 2);
+  const queueUrl = e.RUNLEDGER_PG_DIRECT_URL ?? databaseUrl;
+  if (backend === 'postgres' && e.RUNLEDGER_PG_POOLER && !e.RUNLEDGER_PG_DIRECT_URL)
+    throw new CliError('QUEUE_BACKEND=postgres LISTENs, which RUNLEDGER_PG_POOLER=transaction does not keep: set RUNLEDGER_PG_DIRECT_URL.', 2);
   return {
     databaseUrl,
     schema,
-    queue: { backend, redisUrl: e.REDIS_URL, databaseUrl, schema, prefix: e.QUEUE_PREFIX, retention },
+    pooler: e.RUNLEDGER_PG_POOLER,
+    directUrl: e.RUNLEDGER_PG_DIRECT_URL,
+    queue: { backend, redisUrl: e.REDIS_URL, databaseUrl: queueUrl, schema, prefix: e.QUEUE_PREFIX, retention },
     graphsModule: e.RUNLEDGER_GRAPHS,
     buildId: e.RUNLEDGER_BUILD_ID,
     configPath: e.RUNLEDGER_CONFIG,

@@ -44,7 +44,7 @@ export class CliContext {
       } catch (err) {
         throw new CliError(`RUNLEDGER_ENCRYPTION_KEY: ${(err as Error).message}`, 2);
       }
-      this.pool = createPool({ connectionString: this.databaseUrl, schema: this.env.schema, max: 4, onError: () => {} });
+      this.pool = createPool({ connectionString: this.databaseUrl, schema: this.env.schema, max: 4, pooler: this.env.pooler, onError: () => {} });
       this.ledgerInstance = new Ledger(this.pool, { crypto });
     }
     return this.ledgerInstance;

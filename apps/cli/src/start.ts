@@ -5,7 +5,7 @@
 // npm that launched it (launcher-watch.ts); a second Ctrl-C kills.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { freePort, isConnectionError, migrate } from '@runledger/ledger/core';
+import { freePort, isConnectionError, migrate, PG_POOLER_HINT, PG_POOLERS, sessionUrl } from '@runledger/ledger/core';
 import { findLangGraphConfig, type LangGraphProject, readLangGraphConfig } from '@runledger/runtime';
 import { z } from 'zod';
 import { runDemo } from './demo';
@@ -19,6 +19,9 @@ import { removeRuntimeInfo, runledgerHome, writeRuntimeInfo } from './runtime-fi
 
 const StartEnv = z.object({
   DATABASE_URL: z.string().optional(),
+  /** Behind PgBouncer in transaction mode: the processes read it themselves; the migration here goes direct. */
+  RUNLEDGER_PG_POOLER: z.enum(PG_POOLERS, { error: PG_POOLER_HINT }).optional(),
+  RUNLEDGER_PG_DIRECT_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
   QUEUE_BACKEND: z.enum(['redis', 'postgres']).optional(),
   QUEUE_PREFIX: z.string().default('runledger'),
@@ -173,7 +176,9 @@ async function main(): Promise<void> {
   } else {
     step('database', `PostgreSQL at ${redactUrl(databaseUrl)} (DATABASE_URL)`);
   }
-  const applied = await migrate({ connectionString: databaseUrl, schema: env.DB_SCHEMA }).catch((err: Error) => {
+  // An embedded server is direct; a DATABASE_URL may be a pooler, whose migration takes RUNLEDGER_PG_DIRECT_URL.
+  const migrateUrl = env.DATABASE_URL ? sessionUrl({ ...env, DATABASE_URL: env.DATABASE_URL }, `${command}'s migration`) : databaseUrl;
+  const applied = await migrate({ connectionString: migrateUrl, schema: env.DB_SCHEMA }).catch((err: Error) => {
     if (!isConnectionError(err) || !env.DATABASE_URL) throw err;
     throw new Error(`PostgreSQL at DATABASE_URL is unreachable (${err.message}): start it, or unset DATABASE_URL to use an embedded one.`);
   });

@@ -1,3 +1,4 @@
+import { PG_POOLER_HINT, PG_POOLERS } from '@runledger/ledger';
 import { z } from 'zod';
 
 function isUrl(value: string, protocols: string[]): boolean {
@@ -28,6 +29,10 @@ export const int = (min: number, max: number) =>
  */
 const Env = z.object({
   DATABASE_URL: url(['postgres', 'postgresql']),
+  /** `transaction`: DATABASE_URL is a PgBouncer in transaction mode: no prepared statements, no startup options (README, "Running it for real"). */
+  RUNLEDGER_PG_POOLER: z.enum(PG_POOLERS, { error: PG_POOLER_HINT }).optional(),
+  /** Straight to PostgreSQL, for what needs a session: BullMQ's PostgreSQL backend (LISTEN). Default DATABASE_URL. */
+  RUNLEDGER_PG_DIRECT_URL: url(['postgres', 'postgresql']).optional(),
   REDIS_URL: url(['redis', 'rediss', 'redis-cluster']).optional(),
   QUEUE_BACKEND: z.enum(['redis', 'postgres']).optional(),
   /** Default 3000. */
@@ -166,6 +171,10 @@ export function parseConfig(env: Record<string, string | undefined>): ProducerCo
   const config = parseEnvWith(Env, env);
   const backend = config.QUEUE_BACKEND ?? (config.REDIS_URL ? 'redis' : 'postgres');
   if (backend === 'redis' && !config.REDIS_URL) throw new ConfigError('Invalid producer environment:\n  REDIS_URL: required when QUEUE_BACKEND=redis');
+  if (backend === 'postgres' && config.RUNLEDGER_PG_POOLER && !config.RUNLEDGER_PG_DIRECT_URL)
+    throw new ConfigError(
+      'Invalid producer environment:\n  RUNLEDGER_PG_DIRECT_URL: required when QUEUE_BACKEND=postgres behind RUNLEDGER_PG_POOLER (BullMQ LISTENs)',
+    );
   if (config.WEBHOOK_ALLOWED_HOSTS?.trim() && !config.WEBHOOK_SIGNING_KEY)
     throw new ConfigError('Invalid producer environment:\n  WEBHOOK_SIGNING_KEY: required when WEBHOOK_ALLOWED_HOSTS is set (webhooks are signed)');
   return { ...config, QUEUE_BACKEND: backend };

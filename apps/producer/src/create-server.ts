@@ -104,12 +104,12 @@ export async function createServer(options: CreateServerOptions = {}): Promise<P
     throw new ConfigError(err.message, { cause: err });
   });
   const graphConfig = graphDefaults(env.LANGGRAPH_CONFIG ?? process.env.LANGGRAPH_CONFIG);
-  const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20 });
+  const pool = createPool({ connectionString: config.DATABASE_URL, schema: config.DB_SCHEMA, max: 20, pooler: config.RUNLEDGER_PG_POOLER });
   const ledger = new Ledger(pool, { crypto: secured.crypto });
   const queue = openQueue({
     backend: config.QUEUE_BACKEND,
     redisUrl: config.REDIS_URL,
-    databaseUrl: config.DATABASE_URL,
+    databaseUrl: config.RUNLEDGER_PG_DIRECT_URL ?? config.DATABASE_URL,
     schema: config.DB_SCHEMA,
     prefix: config.QUEUE_PREFIX,
     retention: {

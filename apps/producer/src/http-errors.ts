@@ -23,6 +23,7 @@ const LEDGER_STATUS: Record<LedgerErrorCode, [number, string]> = {
   DATABASE_UNAVAILABLE: [503, 'database_unavailable'],
   MIGRATION_FAILED: [503, 'database_not_migrated'],
   SCHEMA_NOT_MIGRATED: [503, 'database_not_migrated'],
+  POOLER_REFUSED: [503, 'pooler_refused'],
   INVALID_REQUEST: [400, 'invalid_request'],
   LIMIT_REACHED: [429, 'limit_reached'],
 };

@@ -56,6 +56,15 @@ describe('producer environment', () => {
     expect(on).toMatchObject({ WEBHOOK_ALLOWED_HOSTS: 'hooks.example.com', WEBHOOK_SIGNING_KEY: 'k'.repeat(32) });
   });
 
+  it('takes RUNLEDGER_PG_POOLER=transaction only, and behind it the PostgreSQL queue needs RUNLEDGER_PG_DIRECT_URL', () => {
+    const redis = { ...base, REDIS_URL: 'redis://127.0.0.1:6379' };
+    expect(parseConfig({ ...redis, RUNLEDGER_PG_POOLER: 'transaction' }).RUNLEDGER_PG_POOLER).toBe('transaction');
+    expect(() => parseConfig({ ...redis, RUNLEDGER_PG_POOLER: 'session' })).toThrow(/RUNLEDGER_PG_POOLER: must be "transaction"/);
+    expect(() => parseConfig({ ...base, RUNLEDGER_PG_POOLER: 'transaction' })).toThrow(/RUNLEDGER_PG_DIRECT_URL: required when QUEUE_BACKEND=postgres/);
+    const direct = 'postgres://postgres@127.0.0.1:5432/postgres';
+    expect(parseConfig({ ...base, RUNLEDGER_PG_POOLER: 'transaction', RUNLEDGER_PG_DIRECT_URL: direct }).RUNLEDGER_PG_DIRECT_URL).toBe(direct);
+  });
+
   it('picks the Redis backend when REDIS_URL is set, unless QUEUE_BACKEND says otherwise', () => {
     expect(parseConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379' }).QUEUE_BACKEND).toBe('redis');
     expect(parseConfig({ ...base, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_BACKEND: 'postgres' }).QUEUE_BACKEND).toBe('postgres');

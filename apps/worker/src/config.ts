@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { parseEncryptionKeys } from '@runledger/ledger';
+import { PG_POOLER_HINT, PG_POOLERS, parseEncryptionKeys } from '@runledger/ledger';
 import { z } from 'zod';
 
 const int = (def: number, min = 1) => z.coerce.number().int().min(min).default(def);
@@ -8,6 +8,10 @@ const int = (def: number, min = 1) => z.coerce.number().int().min(min).default(d
 export const WorkerEnv = z
   .object({
     DATABASE_URL: z.string().url({ message: 'must be a postgres:// URL' }),
+    /** `transaction`: DATABASE_URL is a PgBouncer in transaction mode: no prepared statements, no startup options (README, "Running it for real"). */
+    RUNLEDGER_PG_POOLER: z.enum(PG_POOLERS, { error: PG_POOLER_HINT }).optional(),
+    /** Straight to PostgreSQL, for what needs a session: BullMQ's PostgreSQL backend (LISTEN). Default DATABASE_URL. */
+    RUNLEDGER_PG_DIRECT_URL: z.string().url({ message: 'must be a postgres:// URL' }).optional(),
     REDIS_URL: z.string().url({ message: 'must be a redis:// URL' }).optional(),
     QUEUE_BACKEND: z.enum(['redis', 'postgres']).optional(),
     QUEUE_PREFIX: z.string().min(1).default('runledger'),
@@ -81,7 +85,11 @@ export const WorkerEnv = z
     RUNLEDGER_TRACING: z.enum(['0', '1', 'true', 'false']).optional(),
   })
   .transform((env) => ({ ...env, QUEUE_BACKEND: env.QUEUE_BACKEND ?? (env.REDIS_URL ? 'redis' : 'postgres') }))
-  .refine((env) => env.QUEUE_BACKEND !== 'redis' || env.REDIS_URL, { message: 'QUEUE_BACKEND=redis needs REDIS_URL', path: ['REDIS_URL'] });
+  .refine((env) => env.QUEUE_BACKEND !== 'redis' || env.REDIS_URL, { message: 'QUEUE_BACKEND=redis needs REDIS_URL', path: ['REDIS_URL'] })
+  .refine((env) => env.QUEUE_BACKEND !== 'postgres' || !env.RUNLEDGER_PG_POOLER || env.RUNLEDGER_PG_DIRECT_URL, {
+    message: 'required when QUEUE_BACKEND=postgres behind RUNLEDGER_PG_POOLER (BullMQ LISTENs)',
+    path: ['RUNLEDGER_PG_DIRECT_URL'],
+  });
 
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

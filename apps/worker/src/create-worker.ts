@@ -121,12 +121,13 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     connectionString: env.DATABASE_URL,
     schema: env.DB_SCHEMA,
     max: env.WORKER_DB_POOL_MAX ?? Math.min(env.WORKER_CONCURRENCY + 4, 20),
+    pooler: env.RUNLEDGER_PG_POOLER,
     onError: (e) => log('warn', 'idle PostgreSQL client error', { error: e.message }),
   });
   const queueConfig: QueueConfig = {
     backend: env.QUEUE_BACKEND,
     redisUrl: env.REDIS_URL,
-    databaseUrl: env.DATABASE_URL,
+    databaseUrl: env.RUNLEDGER_PG_DIRECT_URL ?? env.DATABASE_URL,
     schema: env.DB_SCHEMA,
     prefix: env.QUEUE_PREFIX,
     retention: {
@@ -155,6 +156,7 @@ async function start(options: CreateWorkerOptions): Promise<() => Promise<void>>
     connectionString: env.DATABASE_URL,
     schema: env.DB_SCHEMA,
     max: 1,
+    pooler: env.RUNLEDGER_PG_POOLER,
     onError: (e) => log('warn', 'idle PostgreSQL client error', { error: e.message }),
   });
   const leaseLedger = new Ledger(leasePool, { leaseTtlMs: env.LEASE_TTL_MS, crypto });

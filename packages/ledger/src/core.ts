@@ -41,7 +41,7 @@ export {
   sealContext,
 } from './crypto';
 export { DashboardReads, type EventBucket, type RecoveryBucket, type TimeWindow } from './dashboard-reads';
-export { checkSchemaName, createPool, type PoolOptions, type Queryable } from './db';
+export { checkSchemaName, createPool, PG_POOLER_HINT, PG_POOLERS, type PgPooler, type PoolOptions, type Queryable, sessionUrl } from './db';
 export { countThreadCheckpoints, serverVersion } from './diagnostics';
 export { type EmbeddedDatabase, type EmbeddedOptions, freePort, isPortOpen, startEmbeddedPostgres } from './embedded';
 export { embeddedDataDir } from './embedded-root';

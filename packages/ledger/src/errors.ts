@@ -8,6 +8,8 @@ export type LedgerErrorCode =
   | 'MIGRATION_FAILED'
   /** The schema lacks migrations (never migrated, or an older version): run `runledger migrate`. */
   | 'SCHEMA_NOT_MIGRATED'
+  /** A connection pooler keeps the ledger's session settings from it (no search_path to the schema, or `options` refused): the message names the fix. */
+  | 'POOLER_REFUSED'
   /** A request the ledger refuses as it is (a reserved thread id, a malformed tenant); nothing was written. */
   | 'INVALID_REQUEST'
   /** A per-tenant cap is reached (crons per tenant); nothing was written. */
@@ -105,11 +107,19 @@ const CONNECTION_CODES = new Set([
   '08006',
 ]);
 
+/**
+ * PgBouncer's own refusals (SQLSTATE 08P01) while the server behind it is down, restarting or
+ * out of reach: the pooler answers, PostgreSQL does not (docs/decisions/0016-pgbouncer-transaction-mode.md).
+ */
+const POOLER_UNREACHABLE =
+  /server login has been failing|server conn crashed|pgbouncer cannot connect|query_wait_timeout|client_login_timeout|server_connect_timeout|no more connections allowed/i;
+
 /** True when the error means "PostgreSQL could not be reached", as opposed to a bad statement. */
 export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
   if (e.code && CONNECTION_CODES.has(e.code)) return true;
+  if (e.code === '08P01' && POOLER_UNREACHABLE.test(e.message ?? '')) return true;
   return /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
 }
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { checkSchemaName, createPool } from './db';
 import { isConnectionError, LedgerError } from './errors';
-import { sql } from './sql';
+import { run, sql } from './sql';
 
 const migrationsDir = new URL('../migrations/', import.meta.url);
 
@@ -112,12 +112,42 @@ export async function migrate(options: MigrateOptions): Promise<number[]> {
   }
 }
 
+const POOLER_FIX = (schema: string) =>
+  `set RUNLEDGER_PG_POOLER=transaction and let the pooler set the path: in pgbouncer.ini's database entry connect_query='SET search_path TO ${schema}, public; SET jit TO off', or ALTER ROLE <user> SET search_path TO ${schema}, public (README, "Running it for real")`;
+
 /**
- * Checks at start-up that the pool's schema has every migration. Throws LedgerError
- * SCHEMA_NOT_MIGRATED saying which command to run, or DATABASE_UNAVAILABLE when PostgreSQL cannot
- * be reached.
+ * Checks that the pool's connections resolve unqualified names to `schema`: createPool sets the
+ * path with the `options` startup parameter, which a pooler in transaction mode refuses (PgBouncer)
+ * or drops, and behind which (RUNLEDGER_PG_POOLER) the pooler or the role must set it. A schema not
+ * created yet but first on the path passes (requireMigrated then says to migrate). Throws
+ * LedgerError POOLER_REFUSED naming the fix.
+ */
+export async function requireSessionSchema(pool: pg.Pool, schema: string): Promise<void> {
+  let row: { search_path: string; current_schema: string | null } | undefined;
+  try {
+    row = (await run<{ search_path: string; current_schema: string | null }>(pool, 'read_search_path')).rows[0];
+  } catch (err) {
+    if (!/unsupported startup parameter/i.test((err as Error).message)) throw err;
+    throw new LedgerError('POOLER_REFUSED', `PostgreSQL's pooler refused the connection (${(err as Error).message}): ${POOLER_FIX(schema)}.`, { cause: err });
+  }
+  const first = row?.search_path
+    .split(',')[0]
+    ?.trim()
+    .replace(/^"(.*)"$/, '$1');
+  if (row?.current_schema === schema || first === schema) return;
+  throw new LedgerError(
+    'POOLER_REFUSED',
+    `The connection's search_path is "${row?.search_path}" (resolving to ${row?.current_schema ?? 'no schema'}), not the ledger schema "${schema}" first: a pooler dropped the path Runledger sets; ${POOLER_FIX(schema)}.`,
+  );
+}
+
+/**
+ * Checks at start-up that the pool's connections reach the schema (requireSessionSchema) and that
+ * it has every migration. Throws LedgerError POOLER_REFUSED, SCHEMA_NOT_MIGRATED saying which
+ * command to run, or DATABASE_UNAVAILABLE when PostgreSQL cannot be reached.
  */
 export async function requireMigrated(pool: pg.Pool, schema: string): Promise<void> {
+  await requireSessionSchema(pool, schema);
   const latest = Math.max(0, ...listMigrations().map((m) => m.version));
   let current = 0;
   try {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type pg from 'pg';
-import { type Queryable, wrapDbError } from './db';
+import { keepsPreparedStatements, type Queryable, wrapDbError } from './db';
 
 const dir = new URL('./sql/', import.meta.url);
 
@@ -57,11 +57,17 @@ const PREPARED = new Set([
 /**
  * Runs the statement `name` (sql/<name>.sql) on `db`, a pool or a client in a transaction: the one
  * place the ledger runs a statement. A lost connection becomes LedgerError DATABASE_UNAVAILABLE;
- * other errors pass unchanged (a constraint's SQLSTATE stays readable on them).
+ * other errors pass unchanged (a constraint's SQLSTATE stays readable on them). Behind a pooler in
+ * transaction mode (createPool's `pooler`) every statement runs unnamed: the next transaction
+ * may run on a server connection that never saw the Parse of a named one.
  */
 export async function run<R extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, name: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
   try {
-    return await (db as pg.Pool).query<R>({ name: PREPARED.has(name) ? `runledger_${name}` : undefined, text: sql(name), values });
+    return await (db as pg.Pool).query<R>({
+      name: PREPARED.has(name) && keepsPreparedStatements(db) ? `runledger_${name}` : undefined,
+      text: sql(name),
+      values,
+    });
   } catch (err) {
     throw wrapDbError(err);
   }
