@@ -134,6 +134,11 @@ describe('a worker whose lease ran out mid-run', () => {
     const item = (key: string) => client.store.getItem(['journal', 'kim'], key);
     for (let i = 0; !(await item('first')) && i < 1200; i += 1) await sleep(50);
     expect((await item('first'))?.value).toEqual({ by: 'lg-store-a' });
+    // The lease ends only once the step that wrote `first` is checkpointed: a lease that ran out
+    // before that checkpoint would have the recovering worker rerun the step, writing `first` again.
+    const nextIsSecond = async () => (await client.threads.getState(thread.thread_id)).next.includes('second');
+    for (let i = 0; !(await nextIsSecond()) && i < 1200; i += 1) await sleep(50);
+    expect(await nextIsSecond()).toBe(true);
     await backdateLease(s.db.ledger.pool, run.run_id);
     for (let i = 0; !a.output().includes('lease lost') && i < 1200; i += 1) await sleep(50);
     expect(a.output()).toContain('lease lost');
