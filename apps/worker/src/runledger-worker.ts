@@ -10,6 +10,12 @@ import { LeaseKeeper } from './lease-keeper';
 import { RunAbort } from './outcome';
 import { announcement } from './pool';
 
+/** Puts a delivery back in the queue for `delayMs` without a claim (no attempt spent); BullMQ's DelayedError ends its processing. */
+async function requeue(bullJob: BullJob<DeliveryData>, token: string, delayMs: number): Promise<never> {
+  await bullJob.moveToDelayed(Date.now() + delayMs, token);
+  throw new DelayedError();
+}
+
 export interface WorkerOptions {
   ledger: Ledger;
   /** The ledger the heartbeats go through, on a connection of their own, so they never wait behind the runs' statements. Default `ledger`. */
@@ -131,16 +137,14 @@ export class RunledgerWorker {
   private async process(bullJob: BullJob<DeliveryData>, token?: string): Promise<DeliveryOutcome> {
     if (this.draining && token) {
       // A fetch that was in flight when the drain began: another worker takes it, no attempt spent.
-      await bullJob.moveToDelayed(Date.now(), token);
-      throw new DelayedError();
+      return requeue(bullJob, token, 0);
     }
     const graph = bullJob.data.graph;
     const limit = graph === undefined ? undefined : this.options.graphConcurrency?.get(graph);
     const running = graph === undefined ? 0 : (this.perGraph.get(graph) ?? 0);
     if (graph !== undefined && limit !== undefined && running >= limit && token) {
       // The graph's share of this worker is full: back to the queue without a claim (no attempt spent).
-      await bullJob.moveToDelayed(Date.now() + 250, token);
-      throw new DelayedError();
+      return requeue(bullJob, token, 250);
     }
     if (graph !== undefined) this.perGraph.set(graph, running + 1);
     const work = this.processDelivery(bullJob, token);
@@ -164,8 +168,7 @@ export class RunledgerWorker {
     this.options.onOutcome?.(jobId, outcome, { queuedAt, startedAt, finishedAt: Date.now() });
     if (outcome.outcome === 'refused' && outcome.retryInMs !== undefined && token) {
       // A retry not yet due: wait in the queue until it is (once; a busy thread is not retried here).
-      await bullJob.moveToDelayed(Date.now() + outcome.retryInMs, token);
-      throw new DelayedError();
+      return requeue(bullJob, token, outcome.retryInMs);
     }
     return readableOutcome(outcome);
   }
